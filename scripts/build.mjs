@@ -1,0 +1,22 @@
+// Builds dist/ from src/: the TypeScript compile, then the non-TypeScript assets a built package needs
+// (the demo's sample project, the inspector's page). Runs on `npm install`/`npm ci` through "prepare".
+import { execFileSync } from "node:child_process";
+import { chmodSync, cpSync, existsSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const require = createRequire(import.meta.url);
+const tsc = require.resolve("typescript/bin/tsc");
+
+rmSync(join(root, "dist"), { recursive: true, force: true });
+execFileSync(process.execPath, [tsc, "-p", join(root, "tsconfig.json")], { stdio: "inherit", cwd: root });
+
+// Asset folders copied as they are; each is optional so a partial tree still builds.
+for (const assets of ["demo/sample", "demo/scenario.json", "inspect/page"]) {
+  const from = join(root, "src", assets);
+  if (existsSync(from)) cpSync(from, join(root, "dist", assets), { recursive: true });
+}
+const cli = join(root, "dist", "cli", "main.js");
+if (existsSync(cli)) chmodSync(cli, 0o755);

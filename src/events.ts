@@ -1,0 +1,63 @@
+import type { ErrorInfo } from "./errors/agent-error.js";
+import type { Message, ToolCall, ToolResult } from "./models/messages.js";
+import type { Usage } from "./models/model.js";
+import type { EngineStateName } from "./machine/states.js";
+import type { StopReason } from "./machine/stop-reasons.js";
+
+/** Token totals of a run (summed over its model calls). */
+export interface RunUsage {
+  input: number;
+  output: number;
+  cached: number;
+  reasoning: number;
+}
+
+/** What `query()` yields, in order. Exactly one `turn_end` comes last. */
+export type AgentEvent =
+  | { type: "state"; state: EngineStateName; turn: number }
+  | { type: "text_delta"; text: string }
+  | { type: "thinking_delta"; text: string }
+  | { type: "retry"; attempt: number; delayMs: number; error: { code: string; message: string } }
+  | { type: "tool_start"; call: ToolCall }
+  | { type: "tool_result"; call: ToolCall; result: ToolResult }
+  | { type: "permission_request"; call: ToolCall; reason: string }
+  | { type: "inspector"; url: string }
+  | {
+      type: "turn_end";
+      reason: StopReason;
+      sessionId: string;
+      turns: number;
+      toolCalls: number;
+      usage: RunUsage;
+      error?: ErrorInfo;
+    };
+
+export type AgentEventType = AgentEvent["type"];
+
+/** The generator's return value. */
+export interface RunResult {
+  reason: StopReason;
+  /** The final assistant text (the last model output's text). */
+  text: string;
+  /** The whole conversation after the run, as stored in the transcript. */
+  messages: Message[];
+  usage: RunUsage;
+  sessionId: string;
+  turns: number;
+  toolCalls: number;
+  error?: ErrorInfo;
+}
+
+export function emptyUsage(): RunUsage {
+  return { input: 0, output: 0, cached: 0, reasoning: 0 };
+}
+
+export function addUsage(total: RunUsage, usage: Usage | undefined): RunUsage {
+  if (!usage) return total;
+  return {
+    input: total.input + (usage.input || 0),
+    output: total.output + (usage.output || 0),
+    cached: total.cached + (usage.cached ?? 0),
+    reasoning: total.reasoning + (usage.reasoning ?? 0),
+  };
+}

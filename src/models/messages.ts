@@ -1,0 +1,62 @@
+/**
+ * The conversation as statecraft stores it: provider-agnostic messages. Providers map these to their wire format.
+ */
+
+/** A tool call as the engine knows it: the id is the engine's own (never a server's "0" or ""). */
+export interface ToolCall {
+  id: string;
+  name: string;
+  input: unknown;
+  sessionId: string;
+}
+
+/** What a tool call produced, as the model will see it. */
+export interface ToolResult {
+  content: string;
+  isError: boolean;
+}
+
+/** A tool call as kept in an assistant message, with what a provider needs to send it back. */
+export interface AssistantToolCall {
+  id: string;
+  name: string;
+  /** The parsed input, or the raw argument text when it was not valid JSON. */
+  input: unknown;
+  /** The argument text exactly as the model sent it, when it differed from JSON.stringify(input) or did not parse. */
+  rawArguments?: string;
+  /** The server's own id for this call, when it sent one. */
+  providerId?: string;
+  /** Provider extras that must be echoed back (e.g. Gemini's thought_signature). */
+  providerMetadata?: Record<string, unknown>;
+}
+
+export interface SystemMessage {
+  role: "system";
+  content: string;
+}
+
+export interface UserMessage {
+  role: "user";
+  content: string;
+}
+
+export interface AssistantMessage {
+  role: "assistant";
+  content: string;
+  toolCalls?: AssistantToolCall[];
+  /** Reasoning text the model streamed, kept for the record (not sent back unless a provider needs it). */
+  thinking?: string;
+  /** True when the message was cut off by an abort, a timeout or an error before the model finished. */
+  cutOff?: boolean;
+  providerMetadata?: Record<string, unknown>;
+}
+
+export interface ToolMessage {
+  role: "tool";
+  toolCallId: string;
+  name: string;
+  content: string;
+  isError: boolean;
+}
+
+export type Message = SystemMessage | UserMessage | AssistantMessage | ToolMessage;

@@ -1,0 +1,75 @@
+import type { Message } from "./messages.js";
+
+/** Token usage as a provider reports it. Totals for a run are summed per model call. */
+export interface Usage {
+  input: number;
+  output: number;
+  /** Input tokens served from a prompt cache, where the provider says. */
+  cached?: number;
+  /** Output tokens spent on reasoning, where the provider says. */
+  reasoning?: number;
+}
+
+/** Why the model stopped. Unknown values from a server are kept as they are. */
+export type FinishReason = "stop" | "tool_calls" | "length" | "content_filter" | "error" | (string & {});
+
+/** A tool offered to the model. */
+export interface ToolSpec {
+  name: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+}
+
+/** A tool call as the model produced it, before the engine parses it. */
+export interface RawToolCall {
+  /** The server's id, if any; the engine assigns its own. */
+  providerId?: string;
+  name: string;
+  /** The argument text as streamed (may be invalid JSON), or an object when a server sent one. */
+  arguments: string | Record<string, unknown>;
+  providerMetadata?: Record<string, unknown>;
+}
+
+/** What one model call produced. */
+export interface ModelResponse {
+  text: string;
+  toolCalls: RawToolCall[];
+  finishReason: FinishReason;
+  usage?: Usage;
+  thinking?: string;
+  providerMetadata?: Record<string, unknown>;
+}
+
+export interface ModelRequest {
+  /** The conversation to send, the system prompt first when there is one. */
+  messages: readonly Message[];
+  tools: readonly ToolSpec[];
+  sessionId: string;
+  /** Model calls made before this one in the run (0 for the first). */
+  turn: number;
+}
+
+/** Events a model streams while it works; the last one is always `response`. */
+export type ModelStreamEvent =
+  | { type: "text_delta"; text: string }
+  | { type: "thinking_delta"; text: string }
+  | { type: "retry"; attempt: number; delayMs: number; error: { code: string; message: string } }
+  | { type: "response"; response: ModelResponse };
+
+export interface ModelCallOptions {
+  /** Fires when the run is aborted, times out, or leaves the state that made the call. */
+  signal: AbortSignal;
+}
+
+/**
+ * A provider-agnostic model. `stream` must honour the signal (stop promptly, reject with an abort error), stream text
+ * as it arrives and end with exactly one `response` event; a failed request throws an `AgentError` (code
+ * `MODEL_ERROR`, `CONTEXT_OVERFLOW`…, with `status` and `retryable`).
+ */
+export interface Model {
+  /** A name for traces and logs, e.g. "gpt-4o-mini" or "script". */
+  readonly name: string;
+  /** The context window in tokens, when known. */
+  readonly contextWindow?: number;
+  stream(request: ModelRequest, options: ModelCallOptions): AsyncIterable<ModelStreamEvent>;
+}

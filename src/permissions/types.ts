@@ -1,0 +1,59 @@
+import type { AnyTool } from "../tools/define-tool.js";
+
+/**
+ * `default`: read allowed, write and exec asked. `acceptEdits`: read and write allowed, exec asked.
+ * `bypassPermissions`: everything allowed. `plan`: read only (write and exec denied).
+ */
+export type PermissionMode = "default" | "acceptEdits" | "bypassPermissions" | "plan";
+
+export const PERMISSION_MODES: readonly PermissionMode[] = ["default", "acceptEdits", "bypassPermissions", "plan"];
+
+/** What a person (or the `onAsk` callback) answers. */
+export type PermissionAnswer = "allow" | "deny" | "allow_always";
+
+/** A call that must be asked about: bound to this call id and exactly this input. */
+export interface PermissionRequest {
+  call: { id: string; name: string; input: unknown };
+  /** Why it is asked (the mode or the `ask` rule that asked), in words for a person. */
+  reason: string;
+}
+
+export interface PermissionOptions {
+  mode?: PermissionMode;
+  /** Rules `Tool` or `Tool(pattern)`; precedence deny, then ask, then allow, then the mode. */
+  allow?: readonly string[];
+  ask?: readonly string[];
+  deny?: readonly string[];
+  /** Answers calls that must be asked. Without it, such calls are denied. */
+  onAsk?: (request: PermissionRequest) => Promise<PermissionAnswer> | PermissionAnswer;
+}
+
+/** Who made a permission decision. */
+export type DecidedBy = "rule" | "mode" | "human" | "default";
+
+/** The recorded decision for one call (trace line after `ask_permission`, audit line). */
+export interface PermissionRecord {
+  toolCallId: string;
+  decision: "allow" | "allow_always" | "deny";
+  by: DecidedBy;
+  /** The rule's text, when a rule decided (or the rule `allow_always` added). */
+  rule?: string;
+  /** The input the decision covered. */
+  input?: unknown;
+}
+
+/** What the policy says before anyone is asked. */
+export type PolicyVerdict =
+  | { kind: "allow"; by: "rule" | "mode"; rule?: string }
+  | { kind: "deny"; by: "rule" | "mode"; rule?: string; reason: string }
+  | { kind: "ask"; reason: string; rule?: string };
+
+export interface PermissionPolicy {
+  readonly mode: PermissionMode;
+  /** Decides a call from rules and mode alone; never asks anyone. */
+  evaluate(tool: AnyTool, input: unknown): PolicyVerdict;
+  /** Adds the allow rule an `allow_always` answer stands for (this tool, this exact subject); returns its text. */
+  rememberAllow(tool: AnyTool, input: unknown): string;
+  /** Rules added by `allow_always` so far (to persist with the session). */
+  readonly sessionRules: readonly string[];
+}

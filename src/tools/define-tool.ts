@@ -1,0 +1,95 @@
+import { AgentError } from "../errors/agent-error.js";
+import { compileInputValidator, type InputValidator } from "./validate.js";
+
+export type ToolRisk = "read" | "write" | "exec";
+export type ToolExecutionMode = "parallel" | "sequential";
+
+/** What a tool's `execute` receives besides its input. */
+export interface ToolContext {
+  /** Aborts when the run is aborted, times out, or the tool's own `timeoutMs` passes. Honour it. */
+  signal: AbortSignal;
+  /** The run's working directory (the workspace root for file tools). */
+  cwd: string;
+  sessionId: string;
+  toolCallId: string;
+}
+
+/** A tool's result: plain text, or text flagged as an error the model should see as one. */
+export type ToolOutput = string | { content: string; isError?: boolean };
+
+export interface ToolConfig<Input = Record<string, unknown>> {
+  /** Letters, digits, `_` and `-`, at most 64 characters (what model APIs accept). */
+  name: string;
+  /** Written for the model: what the tool does and when to use it. */
+  description: string;
+  /** JSON Schema of the input object. */
+  inputSchema: Record<string, unknown>;
+  /** `read` tools are allowed by default; `write` and `exec` tools need permission. */
+  risk: ToolRisk;
+  /** Parallel tools of one response run concurrently; sequential ones one at a time, in order. Default from risk. */
+  executionMode?: ToolExecutionMode;
+  /** Per-call time limit; an overrunning call is aborted and the model is told it timed out. */
+  timeoutMs?: number;
+  /** Longer output is cut in the middle with a note. Default 30 000. */
+  maxOutputChars?: number;
+  /**
+   * The text permission rules match for this call: the command for a shell tool, the path for a file tool.
+   * Without it, rules of the form `Tool(pattern)` never match this tool (plain `Tool` rules still do).
+   */
+  permissionSubject?: (input: Input) => string | undefined;
+  execute: (input: Input, context: ToolContext) => Promise<ToolOutput> | ToolOutput;
+}
+
+/** A tool ready for the engine: its config plus the compiled input validator. */
+export interface ToolDefinition<Input = Record<string, unknown>> extends ToolConfig<Input> {
+  readonly executionMode: ToolExecutionMode;
+  readonly maxOutputChars: number;
+  readonly validateInput: InputValidator;
+}
+
+/** Any tool, whatever its input type: what option lists accept. */
+// The engine calls a tool only with input its schema validated, so the input type is the tool's own business.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyTool = ToolDefinition<any>;
+
+export const DEFAULT_MAX_OUTPUT_CHARS = 30_000;
+const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+
+/** Checks a tool's definition and compiles its schema once. Bad definitions throw `INVALID_TOOL` saying what to fix. */
+export function defineTool<Input = Record<string, unknown>>(config: ToolConfig<Input>): ToolDefinition<Input> {
+  const name = (config as { name?: unknown }).name;
+  if (typeof name !== "string" || !TOOL_NAME.test(name)) {
+    throw new AgentError(
+      "INVALID_TOOL",
+      `tool name ${JSON.stringify(name)} is not valid: use 1-64 letters, digits, "_" or "-"`,
+    );
+  }
+  if (typeof config.description !== "string" || config.description.trim() === "") {
+    throw new AgentError("INVALID_TOOL", `tool "${name}": description must be a non-empty string`);
+  }
+  if (config.risk !== "read" && config.risk !== "write" && config.risk !== "exec") {
+    throw new AgentError("INVALID_TOOL", `tool "${name}": risk must be "read", "write" or "exec", got ${JSON.stringify(config.risk)}`);
+  }
+  if (typeof config.execute !== "function") {
+    throw new AgentError("INVALID_TOOL", `tool "${name}": execute must be a function`);
+  }
+  const schema = config.inputSchema;
+  if (schema === null || typeof schema !== "object" || Array.isArray(schema)) {
+    throw new AgentError("INVALID_TOOL", `tool "${name}": inputSchema must be a JSON Schema object, e.g. { type: "object", properties: {} }`);
+  }
+  if (config.executionMode !== undefined && config.executionMode !== "parallel" && config.executionMode !== "sequential") {
+    throw new AgentError("INVALID_TOOL", `tool "${name}": executionMode must be "parallel" or "sequential"`);
+  }
+  for (const key of ["timeoutMs", "maxOutputChars"] as const) {
+    const value = config[key];
+    if (value !== undefined && (typeof value !== "number" || !(value > 0))) {
+      throw new AgentError("INVALID_TOOL", `tool "${name}": ${key} must be a positive number of ${key === "timeoutMs" ? "milliseconds" : "characters"}`);
+    }
+  }
+  return {
+    ...config,
+    executionMode: config.executionMode ?? (config.risk === "read" ? "parallel" : "sequential"),
+    maxOutputChars: config.maxOutputChars ?? DEFAULT_MAX_OUTPUT_CHARS,
+    validateInput: compileInputValidator(name, schema),
+  };
+}
