@@ -3,6 +3,11 @@ import { compileInputValidator, type InputValidator } from "./validate.js";
 
 export type ToolRisk = "read" | "write" | "exec";
 export type ToolExecutionMode = "parallel" | "sequential";
+/**
+ * How permission rules match a tool's subject: `command` (shell command: `*` wildcards, compound commands split),
+ * `path` (picomatch glob on the path relative to the workspace, symlinks followed), `text` (`*` wildcards).
+ */
+export type PermissionSubjectKind = "command" | "path" | "text";
 
 /** What a tool's `execute` receives besides its input. */
 export interface ToolContext {
@@ -37,6 +42,8 @@ export interface ToolConfig<Input = Record<string, unknown>> {
    * Without it, rules of the form `Tool(pattern)` never match this tool (plain `Tool` rules still do).
    */
   permissionSubject?: (input: Input) => string | undefined;
+  /** How `Tool(pattern)` rules match the subject. Default `text`. */
+  permissionSubjectKind?: PermissionSubjectKind;
   execute: (input: Input, context: ToolContext) => Promise<ToolOutput> | ToolOutput;
 }
 
@@ -79,6 +86,13 @@ export function defineTool<Input = Record<string, unknown>>(config: ToolConfig<I
   }
   if (config.executionMode !== undefined && config.executionMode !== "parallel" && config.executionMode !== "sequential") {
     throw new AgentError("INVALID_TOOL", `tool "${name}": executionMode must be "parallel" or "sequential"`);
+  }
+  const kind = config.permissionSubjectKind;
+  if (kind !== undefined && kind !== "command" && kind !== "path" && kind !== "text") {
+    throw new AgentError("INVALID_TOOL", `tool "${name}": permissionSubjectKind must be "command", "path" or "text", got ${JSON.stringify(kind)}`);
+  }
+  if (config.permissionSubject !== undefined && typeof config.permissionSubject !== "function") {
+    throw new AgentError("INVALID_TOOL", `tool "${name}": permissionSubject must be a function (input) => string | undefined`);
   }
   for (const key of ["timeoutMs", "maxOutputChars"] as const) {
     const value = config[key];
