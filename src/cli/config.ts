@@ -1,0 +1,259 @@
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { dirname, isAbsolute, join, resolve } from "node:path";
+import { PERMISSION_MODES, type PermissionMode } from "../permissions/types.js";
+import type { RunFlags } from "./run-flags.js";
+import { UsageError } from "./usage-error.js";
+
+export const CONFIG_FILE_NAME = "statecraft.config.json";
+
+/** Where a setting came from, for logs and messages. */
+export type SettingSource = "flag" | "env" | "config";
+
+/** The model a run uses. */
+export type ModelChoice =
+  | { kind: "script"; file: string; source: SettingSource }
+  | {
+      kind: "openai";
+      /** The model name; the provider's default when absent. */
+      model?: string;
+      baseURL?: string;
+      /** From OPENAI_API_KEY only: keys never come from flags (shell history) or the config file (often committed). */
+      apiKey?: string;
+      source: SettingSource;
+    };
+
+/** `statecraft.config.json`: defaults for runs in its folder. Flags win over it; environment variables win over it. */
+export interface ConfigFile {
+  model?: string;
+  baseUrl?: string;
+  maxTurns?: number;
+  maxToolCalls?: number;
+  /** Seconds. */
+  timeout?: number;
+  systemPrompt?: string;
+  trace?: string | false;
+  permissions?: { mode?: PermissionMode; allow?: string[]; ask?: string[]; deny?: string[] };
+}
+
+/** Everything a run needs, resolved from flags, then the environment, then the config file. */
+export interface RunSettings {
+  cwd: string;
+  model: ModelChoice;
+  maxTurns?: number;
+  maxToolCalls?: number;
+  timeoutMs?: number;
+  systemPrompt?: string;
+  sessionId?: string;
+  /** A file, `false` for none, absent for the engine's default `<cwd>/.agent/trace.jsonl`. */
+  traceFile?: string | false;
+  permissions: { mode?: PermissionMode; allow: string[]; ask: string[]; deny: string[] };
+  /** The config file that was read, if there was one. */
+  configFile?: string;
+}
+
+/** The exact message when no model is configured anywhere (exit 2). */
+export const NO_MODEL_MESSAGE = [
+  "statecraft: no model configured. Set one of:",
+  "  OPENAI_API_KEY=<key>          use OpenAI (pick the model with STATECRAFT_MODEL or --model)",
+  "  OPENAI_BASE_URL=<url>         an OpenAI-compatible server, e.g. http://localhost:11434/v1 for Ollama,",
+  "                                with STATECRAFT_MODEL=<model name> (or --base-url and --model)",
+  "  --model script:<file>         a scripted model: a JSON file of steps, no network",
+  `  or "model" / "baseUrl" in ${CONFIG_FILE_NAME} in the working folder.`,
+  "To see statecraft work offline first, run: statecraft demo",
+].join("\n");
+
+const CONFIG_KEYS = ["$schema", "model", "baseUrl", "maxTurns", "maxToolCalls", "timeout", "systemPrompt", "trace", "permissions"];
+const PERMISSION_KEYS = ["mode", "allow", "ask", "deny"];
+
+function fail(file: string, what: string): never {
+  throw new UsageError(`${file}: ${what}`);
+}
+
+function checkString(file: string, key: string, value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== "string" || value.trim() === "") fail(file, `"${key}" must be a non-empty string`);
+  return value;
+}
+
+function checkPositive(file: string, key: string, value: unknown, integer: boolean): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== "number" || !Number.isFinite(value) || value <= 0 || (integer && !Number.isInteger(value))) {
+    fail(file, `"${key}" must be a ${integer ? "whole number of 1 or more" : "number of seconds greater than 0"}`);
+  }
+  return value;
+}
+
+function checkRules(file: string, key: string, value: unknown): string[] | undefined {
+  if (value === undefined) return undefined;
+  if (!Array.isArray(value) || value.some((rule) => typeof rule !== "string" || rule.trim() === "")) {
+    fail(file, `"permissions.${key}" must be a list of rules like "bash(npm test)" or "edit_file"`);
+  }
+  return value as string[];
+}
+
+/** Reads and checks `statecraft.config.json` in `dir`; undefined when there is none. Mistakes are usage errors. */
+export function loadConfigFile(dir: string): { file: string; config: ConfigFile } | undefined {
+  const file = join(dir, CONFIG_FILE_NAME);
+  if (!existsSync(file)) return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(file, "utf8"));
+  } catch (error) {
+    fail(file, `is not valid JSON (${error instanceof Error ? error.message : String(error)})`);
+  }
+  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) fail(file, "must hold a JSON object");
+  const raw = parsed as Record<string, unknown>;
+  for (const key of Object.keys(raw)) {
+    if (key === "apiKey" || /key|token|secret/i.test(key)) {
+      fail(file, `"${key}": keep keys out of ${CONFIG_FILE_NAME} (it is usually committed); set OPENAI_API_KEY instead`);
+    }
+    if (!CONFIG_KEYS.includes(key)) fail(file, `unknown setting "${key}"; known settings: ${CONFIG_KEYS.slice(1).join(", ")}`);
+  }
+  const config: ConfigFile = {};
+  const model = checkString(file, "model", raw.model);
+  if (model !== undefined) config.model = model;
+  const baseUrl = checkString(file, "baseUrl", raw.baseUrl);
+  if (baseUrl !== undefined) config.baseUrl = baseUrl;
+  const maxTurns = checkPositive(file, "maxTurns", raw.maxTurns, true);
+  if (maxTurns !== undefined) config.maxTurns = maxTurns;
+  const maxToolCalls = checkPositive(file, "maxToolCalls", raw.maxToolCalls, true);
+  if (maxToolCalls !== undefined) config.maxToolCalls = maxToolCalls;
+  const timeout = checkPositive(file, "timeout", raw.timeout, false);
+  if (timeout !== undefined) config.timeout = timeout;
+  const systemPrompt = checkString(file, "systemPrompt", raw.systemPrompt);
+  if (systemPrompt !== undefined) config.systemPrompt = systemPrompt;
+  if (raw.trace !== undefined) {
+    if (raw.trace !== false && (typeof raw.trace !== "string" || raw.trace.trim() === "")) {
+      fail(file, `"trace" must be a file path or false`);
+    }
+    config.trace = raw.trace as string | false;
+  }
+  if (raw.permissions !== undefined) {
+    const p = raw.permissions;
+    if (p === null || typeof p !== "object" || Array.isArray(p)) fail(file, `"permissions" must be an object like { "mode": "acceptEdits", "allow": ["bash(npm test)"] }`);
+    const perms = p as Record<string, unknown>;
+    for (const key of Object.keys(perms)) {
+      if (!PERMISSION_KEYS.includes(key)) fail(file, `unknown setting "permissions.${key}"; known: ${PERMISSION_KEYS.join(", ")}`);
+    }
+    config.permissions = {};
+    if (perms.mode !== undefined) {
+      if (!(PERMISSION_MODES as readonly unknown[]).includes(perms.mode)) {
+        fail(file, `"permissions.mode" must be one of ${PERMISSION_MODES.join(", ")}`);
+      }
+      config.permissions.mode = perms.mode as PermissionMode;
+    }
+    for (const key of ["allow", "ask", "deny"] as const) {
+      const rules = checkRules(file, key, perms[key]);
+      if (rules !== undefined) config.permissions[key] = rules;
+    }
+  }
+  return { file, config };
+}
+
+function nonEmptyEnv(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const value = env[name];
+  return value !== undefined && value.trim() !== "" ? value.trim() : undefined;
+}
+
+/** `script:<file>` names a scripted model; the file is resolved against `base`. */
+function scriptFile(model: string, base: string, from: string): string | undefined {
+  if (!model.startsWith("script:")) return undefined;
+  const file = model.slice("script:".length);
+  if (file.trim() === "") throw new UsageError(`${from}: "script:" must be followed by a file, e.g. --model script:case.json`);
+  return isAbsolute(file) ? file : resolve(base, file);
+}
+
+/**
+ * The model from flags, then the environment (OPENAI_API_KEY, OPENAI_BASE_URL, STATECRAFT_MODEL), then the config
+ * file. Each part (name, server) is taken from the first place that sets it. None at all is a usage error.
+ */
+export function resolveModel(
+  flags: Pick<RunFlags, "model" | "baseUrl">,
+  env: NodeJS.ProcessEnv,
+  invocationDir: string,
+  config?: { file: string; config: ConfigFile },
+): ModelChoice {
+  const envModel = nonEmptyEnv(env, "STATECRAFT_MODEL");
+  const envBase = nonEmptyEnv(env, "OPENAI_BASE_URL");
+  const apiKey = nonEmptyEnv(env, "OPENAI_API_KEY");
+  const fileModel = config?.config.model;
+  const fileBase = config?.config.baseUrl;
+
+  const [model, modelSource, modelBase, modelFrom]: [string | undefined, SettingSource | undefined, string, string] =
+    flags.model !== undefined
+      ? [flags.model, "flag", invocationDir, "--model"]
+      : envModel !== undefined
+        ? [envModel, "env", invocationDir, "STATECRAFT_MODEL"]
+        : fileModel !== undefined && config
+          ? [fileModel, "config", dirname(config.file), config.file]
+          : [undefined, undefined, invocationDir, ""];
+
+  if (model !== undefined && modelSource !== undefined) {
+    const file = scriptFile(model, modelBase, modelFrom);
+    if (file !== undefined) {
+      if (!existsSync(file)) throw new UsageError(`${modelFrom}: scripted model file ${file} does not exist`);
+      return { kind: "script", file, source: modelSource };
+    }
+  }
+  const [baseURL, baseSource]: [string | undefined, SettingSource | undefined] =
+    flags.baseUrl !== undefined ? [flags.baseUrl, "flag"] : envBase !== undefined ? [envBase, "env"] : fileBase !== undefined ? [fileBase, "config"] : [undefined, undefined];
+
+  if (model === undefined && baseURL === undefined && apiKey === undefined) throw new UsageError(NO_MODEL_MESSAGE);
+  if (baseURL !== undefined) {
+    try {
+      const url = new URL(baseURL);
+      if (url.protocol !== "http:" && url.protocol !== "https:") throw new Error("not http");
+    } catch {
+      const from = baseSource === "flag" ? "--base-url" : baseSource === "env" ? "OPENAI_BASE_URL" : `${config?.file}: "baseUrl"`;
+      throw new UsageError(`${from}: ${JSON.stringify(baseURL)} is not an http(s) URL, e.g. http://localhost:11434/v1`);
+    }
+  }
+  const source: SettingSource = modelSource ?? baseSource ?? "env";
+  return {
+    kind: "openai",
+    ...(model !== undefined ? { model } : {}),
+    ...(baseURL !== undefined ? { baseURL } : {}),
+    ...(apiKey !== undefined ? { apiKey } : {}),
+    source,
+  };
+}
+
+/** Resolves the working folder: it must exist and be a folder. */
+export function resolveCwd(flag: string | undefined, invocationDir: string): string {
+  const cwd = flag === undefined ? invocationDir : resolve(invocationDir, flag);
+  if (!existsSync(cwd)) throw new UsageError(`--cwd: folder ${cwd} does not exist`);
+  if (!statSync(cwd).isDirectory()) throw new UsageError(`--cwd: ${cwd} is not a folder`);
+  return cwd;
+}
+
+/** Flags first, then the environment, then `statecraft.config.json` in the working folder. */
+export function resolveRunSettings(flags: RunFlags, env: NodeJS.ProcessEnv, invocationDir: string): RunSettings {
+  const cwd = resolveCwd(flags.cwd, invocationDir);
+  const loaded = loadConfigFile(cwd);
+  const config = loaded?.config ?? {};
+  const model = resolveModel(flags, env, invocationDir, loaded);
+  const settings: RunSettings = {
+    cwd,
+    model,
+    permissions: {
+      allow: [...(config.permissions?.allow ?? []), ...(flags.allow ?? [])],
+      ask: [...(config.permissions?.ask ?? []), ...(flags.ask ?? [])],
+      deny: [...(config.permissions?.deny ?? []), ...(flags.deny ?? [])],
+    },
+  };
+  const mode = flags.permissionMode ?? config.permissions?.mode;
+  if (mode !== undefined) settings.permissions.mode = mode;
+  const maxTurns = flags.maxTurns ?? config.maxTurns;
+  if (maxTurns !== undefined) settings.maxTurns = maxTurns;
+  const maxToolCalls = flags.maxToolCalls ?? config.maxToolCalls;
+  if (maxToolCalls !== undefined) settings.maxToolCalls = maxToolCalls;
+  const timeout = flags.timeout ?? config.timeout;
+  if (timeout !== undefined) settings.timeoutMs = Math.round(timeout * 1000);
+  const systemPrompt = flags.systemPrompt ?? config.systemPrompt;
+  if (systemPrompt !== undefined) settings.systemPrompt = systemPrompt;
+  if (flags.session !== undefined) settings.sessionId = flags.session;
+  if (flags.trace !== undefined) settings.traceFile = flags.trace === false ? false : resolve(invocationDir, flags.trace);
+  else if (config.trace !== undefined) settings.traceFile = config.trace === false ? false : resolve(cwd, config.trace);
+  if (loaded) settings.configFile = loaded.file;
+  return settings;
+}

@@ -1,0 +1,79 @@
+import { InvalidArgumentError, Option, type Command } from "commander";
+import { PERMISSION_MODES, type PermissionMode } from "../permissions/types.js";
+import { LOG_LEVELS } from "./logger.js";
+
+/** The flags `run` and `chat` share (and `trace fork`, which continues a run), as commander parses them. */
+export interface RunFlags {
+  cwd?: string;
+  model?: string;
+  baseUrl?: string;
+  maxTurns?: number;
+  maxToolCalls?: number;
+  /** Seconds. */
+  timeout?: number;
+  permissionMode?: PermissionMode;
+  allow?: string[];
+  ask?: string[];
+  deny?: string[];
+  systemPrompt?: string;
+  session?: string;
+  /** A file, or false for `--no-trace`; absent for the default `<cwd>/.agent/trace.jsonl`. */
+  trace?: string | false;
+  logLevel?: string;
+}
+
+export function parsePositiveInteger(flag: string) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!/^\s*\d+\s*$/.test(value) || !Number.isSafeInteger(n) || n < 1) {
+      throw new InvalidArgumentError(`${flag} takes a whole number of 1 or more, got ${JSON.stringify(value)}.`);
+    }
+    return n;
+  };
+}
+
+export function parsePositiveSeconds(flag: string) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (value.trim() === "" || !Number.isFinite(n) || n <= 0) {
+      throw new InvalidArgumentError(`${flag} takes a number of seconds greater than 0, got ${JSON.stringify(value)}.`);
+    }
+    return n;
+  };
+}
+
+function collect(value: string, previous: string[] | undefined): string[] {
+  if (value.trim() === "") throw new InvalidArgumentError("a rule can't be empty; write Tool or Tool(pattern), e.g. bash(npm test).");
+  return [...(previous ?? []), value];
+}
+
+function nonEmpty(flag: string) {
+  return (value: string): string => {
+    if (value.trim() === "") throw new InvalidArgumentError(`${flag} can't be empty.`);
+    return value;
+  };
+}
+
+/** Adds the run flags to a command. Defaults that depend on the environment are applied by `resolveRunSettings`. */
+export function addRunFlags(command: Command): Command {
+  return command
+    .option("-C, --cwd <dir>", "folder the agent works in (tools, .agent/ and statecraft.config.json)", nonEmpty("--cwd"))
+    .option("-m, --model <name>", "model name on the OpenAI-compatible server, or script:<file.json> for a scripted model", nonEmpty("--model"))
+    .option("--base-url <url>", "OpenAI-compatible server, e.g. http://localhost:11434/v1 (default: OPENAI_BASE_URL)", nonEmpty("--base-url"))
+    .option("--max-turns <n>", "at most this many model calls (default 8)", parsePositiveInteger("--max-turns"))
+    .option("--max-tool-calls <n>", "at most this many tool executions (default 12)", parsePositiveInteger("--max-tool-calls"))
+    .option("--timeout <seconds>", "time limit of a run (default 120)", parsePositiveSeconds("--timeout"))
+    .addOption(
+      new Option("--permission-mode <mode>", "default: ask for edits and commands; acceptEdits; bypassPermissions; plan: read only").choices(
+        PERMISSION_MODES,
+      ),
+    )
+    .option("--allow <rule>", "allow calls matching a rule, e.g. bash(npm test) or edit_file (repeatable)", collect)
+    .option("--ask <rule>", "always ask before calls matching a rule (repeatable)", collect)
+    .option("--deny <rule>", "deny calls matching a rule, e.g. bash(rm *) (repeatable)", collect)
+    .option("--system-prompt <text>", "system prompt for the model")
+    .option("--session <id>", "continue an earlier session (its id is printed at the end of each run)", nonEmpty("--session"))
+    .option("--trace <file>", "write the trace to this file (default <cwd>/.agent/trace.jsonl)", nonEmpty("--trace"))
+    .option("--no-trace", "write no trace")
+    .addOption(new Option("--log-level <level>", "operational logs on stderr (default warn, or STATECRAFT_LOG_LEVEL)").choices(LOG_LEVELS));
+}
