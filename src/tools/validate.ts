@@ -3,7 +3,8 @@ import addFormatsModule from "ajv-formats";
 import { AgentError } from "../errors/agent-error.js";
 
 // ajv-formats is CommonJS; under NodeNext its default export arrives as the module object.
-const addFormats = (addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule;
+type AddFormats = (ajv: Ajv) => Ajv;
+const addFormats = ((addFormatsModule as unknown as { default?: AddFormats }).default ?? addFormatsModule) as unknown as AddFormats;
 
 /**
  * One ajv instance for all tool schemas. `coerceTypes` because real models send numbers and booleans as strings;

@@ -1,0 +1,77 @@
+import { abortable } from "../util/abortable.js";
+import { fromPromise, type AnyActorRef } from "xstate";
+import { AgentError, toAgentError } from "../errors/agent-error.js";
+import type { ToolCall, ToolResult } from "../models/messages.js";
+import type { AnyTool, ToolOutput } from "../tools/define-tool.js";
+import { truncateMiddle } from "../tools/truncate.js";
+
+export interface RunToolsInput {
+  /** Allowed calls of one response, in call order, with their validated input in `call.input`. */
+  calls: ReadonlyArray<{ call: ToolCall; tool: AnyTool }>;
+  cwd: string;
+  parent: AnyActorRef;
+}
+
+/**
+ * Runs the allowed calls of one response: consecutive parallel (read-only) calls together, sequential ones one at a
+ * time in call order. Each start and finish is sent to the engine as it happens. A call's own error never stops the
+ * others; the actor's signal (run aborted or timed out) aborts them all.
+ */
+export const runToolsActor = fromPromise<void, RunToolsInput>(async ({ input, signal }) => {
+  let group: Array<{ call: ToolCall; tool: AnyTool }> = [];
+  const flush = async () => {
+    if (group.length === 0) return;
+    const running = group;
+    group = [];
+    await Promise.all(running.map((entry) => runOne(entry.call, entry.tool, input, signal)));
+  };
+  for (const entry of input.calls) {
+    if (signal.aborted) return;
+    if (entry.tool.executionMode === "parallel") {
+      group.push(entry);
+      continue;
+    }
+    await flush();
+    await runOne(entry.call, entry.tool, input, signal);
+  }
+  await flush();
+});
+
+async function runOne(call: ToolCall, tool: AnyTool, input: RunToolsInput, runSignal: AbortSignal): Promise<void> {
+  if (runSignal.aborted) return;
+  input.parent.send({ type: "tool.started", call });
+  const started = performance.now();
+  const timeout = tool.timeoutMs === undefined ? undefined : AbortSignal.timeout(tool.timeoutMs);
+  const signal = timeout ? AbortSignal.any([runSignal, timeout]) : runSignal;
+  try {
+    const output = await abortable(
+      Promise.resolve().then(() => tool.execute(call.input, { signal, cwd: input.cwd, sessionId: call.sessionId, toolCallId: call.id })),
+      signal,
+    );
+    if (runSignal.aborted) return;
+    const result = normaliseOutput(output, tool);
+    input.parent.send({ type: "tool.finished", id: call.id, result, durationMs: performance.now() - started });
+  } catch (error) {
+    if (runSignal.aborted) return;
+    const durationMs = performance.now() - started;
+    if (timeout?.aborted) {
+      const err = new AgentError("TOOL_TIMEOUT", `tool ${tool.name} timed out after ${tool.timeoutMs} ms and was stopped`);
+      input.parent.send({ type: "tool.finished", id: call.id, error: err, durationMs });
+      return;
+    }
+    const err = toAgentError(error, "TOOL_FAILED");
+    input.parent.send({ type: "tool.finished", id: call.id, error: err, fatal: err.code === "TOOL_FATAL", durationMs });
+  }
+}
+
+function normaliseOutput(output: ToolOutput, tool: AnyTool): ToolResult {
+  if (typeof output === "string") return { content: truncateMiddle(output, tool.maxOutputChars), isError: false };
+  if (output === null || typeof output !== "object" || typeof output.content !== "string") {
+    throw new AgentError(
+      "TOOL_FAILED",
+      `tool ${tool.name} returned ${JSON.stringify(output)}; execute must return a string or { content: string, isError?: boolean }`,
+    );
+  }
+  return { content: truncateMiddle(output.content, tool.maxOutputChars), isError: output.isError === true };
+}
+

@@ -1,0 +1,43 @@
+import type { CallRecord } from "../machine/context.js";
+import type { ModelResponse } from "../models/model.js";
+import type { PermissionRecord } from "../permissions/types.js";
+
+/** The model asked for at least one tool call. */
+export function modelRequestedTools(response: ModelResponse): boolean {
+  return response.toolCalls.length > 0;
+}
+
+/** Some call of the batch was refused before running or failed while running: recover must judge it. */
+export function batchHasErrors(context: { batch: readonly CallRecord[] }): boolean {
+  return context.batch.some((r) => r.error !== undefined && r.result === undefined);
+}
+
+/** Some call of the batch still waits for its permission decision. */
+export function batchAwaitsPermission(context: { batch: readonly CallRecord[] }): boolean {
+  return context.batch.some((r) => r.status === "pending");
+}
+
+/** Some call of the batch is allowed and has not run yet. */
+export function batchAwaitsExecution(context: { batch: readonly CallRecord[] }): boolean {
+  return context.batch.some((r) => r.status === "allowed");
+}
+
+/** A tool failed in a way that ends the run. */
+export function fatalToolError(context: { batch: readonly CallRecord[] }): boolean {
+  return context.batch.some((r) => r.fatal === true);
+}
+
+/** A failure that is not a tool call's own (the model request, building the context). */
+export function runFailed(context: { failure?: unknown }): boolean {
+  return context.failure !== undefined;
+}
+
+/** Some permission decision of the response was a deny. */
+export function permissionDenied(decisions: readonly PermissionRecord[]): boolean {
+  return decisions.some((d) => d.decision === "deny");
+}
+
+/** Some call of the batch could not run because the tool-call budget was spent. */
+export function batchHitToolLimit(context: { batchHitToolLimit: boolean }): boolean {
+  return context.batchHitToolLimit;
+}

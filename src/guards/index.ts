@@ -1,0 +1,14 @@
+export { turnsExhausted } from "./turns-exhausted.js";
+export { toolCallsExhausted } from "./tool-calls-exhausted.js";
+export { timedOut } from "./timed-out.js";
+export { aborted } from "./aborted.js";
+export {
+  modelRequestedTools,
+  batchHasErrors,
+  batchAwaitsPermission,
+  batchAwaitsExecution,
+  fatalToolError,
+  runFailed,
+  permissionDenied,
+  batchHitToolLimit,
+} from "./batch.js";

@@ -1,0 +1,15 @@
+export { query, type QueryRun } from "./query.js";
+export type { QueryOptions } from "./options.js";
+export { DEFAULT_MAX_TOOL_CALLS, DEFAULT_MAX_TURNS, DEFAULT_TIMEOUT_MS } from "./options.js";
+export type { AgentEvent, AgentEventType, RunResult, RunUsage } from "./events.js";
+export { AgentError, type AgentErrorCode, type ErrorInfo } from "./errors/agent-error.js";
+export { engineMachine, type EngineMachine, type EngineOutput } from "./machine/engine.js";
+export type { EngineContext, EngineInput, CallRecord, CallStatus } from "./machine/context.js";
+export { ENGINE_STATES, type EngineStateName } from "./machine/states.js";
+export { STOP_REASONS, type StopReason } from "./machine/stop-reasons.js";
+export { defineTool, type ToolConfig, type ToolDefinition, type ToolContext, type ToolOutput, type ToolRisk, type ToolExecutionMode, type AnyTool } from "./tools/define-tool.js";
+export { scriptedModel, type ScriptedModel, type ScriptedStep, type ScriptStep, type ScriptedToolCall } from "./models/scripted.js";
+export type { Model, ModelRequest, ModelResponse, ModelStreamEvent, ModelCallOptions, RawToolCall, ToolSpec, Usage, FinishReason } from "./models/model.js";
+export type { Message, SystemMessage, UserMessage, AssistantMessage, ToolMessage, ToolCall, ToolResult, AssistantToolCall } from "./models/messages.js";
+export type { PermissionMode, PermissionOptions, PermissionRequest, PermissionAnswer, PermissionRecord, DecidedBy } from "./permissions/types.js";
+export { TRACE_VERSION, type TraceLine, type StateTraceLine, type RetryTraceLine } from "./trace/format.js";

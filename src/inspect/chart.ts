@@ -1,0 +1,342 @@
+import { createMachine, type AnyStateMachine, type AnyStateNode } from "xstate";
+import { AgentError } from "../errors/agent-error.js";
+
+/** A state of the machine as the inspector draws it. */
+export interface ChartState {
+  /** The id used in the diagram text (`s0`, `s1`, …): safe for Mermaid whatever the state's key. */
+  id: string;
+  /** What the page puts in `data-state`: the state's key, or its dotted path when keys repeat in the machine. */
+  name: string;
+  /** Keys from the root (the root itself excluded). */
+  path: string[];
+  type: "atomic" | "compound" | "parallel" | "final" | "history";
+  /** The chart id of the enclosing compound or parallel state; absent for top-level states. */
+  parent?: string;
+}
+
+/** Where an arrow of the diagram comes from. */
+export type ChartEdgeKind =
+  /** an `on` event */
+  | "event"
+  /** an eventless `always` transition */
+  | "always"
+  /** a delayed `after` transition */
+  | "after"
+  /** `onDone` of an invoked actor or of a compound state */
+  | "done"
+  /** `onError` of an invoked actor */
+  | "error"
+  /** `onSnapshot` of an invoked actor */
+  | "snapshot"
+  /** the start marker into a compound state's initial state */
+  | "initial"
+  /** a final state into the end marker */
+  | "final";
+
+/** One arrow of the diagram. */
+export interface ChartEdge {
+  /**
+   * The arrow's number in the diagram: Mermaid numbers the arrows of a state diagram in text order and renders
+   * arrow `n` as a path with `data-id="edge<n>"`, which is how the page finds an edge's path.
+   */
+  index: number;
+  /** The source state's name; `"[*]"` for a start marker; the name of an "any state" node for transitions a compound state (or the machine itself) takes from whichever child is active. */
+  from: string;
+  /** The target state's name; `"[*]"` for an end marker. */
+  to: string;
+  kind: ChartEdgeKind;
+  /** The event descriptor as the machine knows it (`""` for `always`, the `xstate.after.…` event for `after`). */
+  event: string;
+  /** The arrow's label: event, delay or actor, and guard. */
+  label: string;
+  /** The guard in words (`turnsExhausted`, `a && b`, `!c`). */
+  guard?: string;
+  /** The delay of an `after` transition: milliseconds or a named delay. */
+  delay?: number | string;
+}
+
+/** A node standing for "whichever state is active" inside a compound state (or at the top for the machine). */
+export interface ChartAnyState {
+  id: string;
+  /** What the page puts in `data-any-state`: `*` for the machine, `<compound name>.*` inside a compound state. */
+  name: string;
+  parent?: string;
+}
+
+/** A machine turned into a diagram: its states, its arrows and the Mermaid text that lays them out. */
+export interface MachineChart {
+  machineId: string;
+  states: ChartState[];
+  anyStates: ChartAnyState[];
+  edges: ChartEdge[];
+  /** Every guard named on an edge, once, in order of appearance. */
+  guards: string[];
+  /** `stateDiagram-v2` text: render it with Mermaid. */
+  mermaid: string;
+}
+
+/**
+ * Walks every state node of an XState v5 machine (including the `always` and `after` edges a directed graph of the
+ * machine omits) and returns its chart.
+ */
+export function machineChart(machine: AnyStateMachine): MachineChart {
+  if (!machine || typeof machine !== "object" || !("root" in machine) || !machine.root) {
+    throw new AgentError("INVALID_OPTIONS", "machineChart needs an XState v5 machine (the value createMachine() or setup().createMachine() returns)");
+  }
+  return new ChartBuilder(machine.root as AnyStateNode).build();
+}
+
+/**
+ * The chart of a machine known only by its definition: the JSON text (or parsed object) of a machine config, as
+ * `@statelyai/inspect` sends in its `@xstate.actor` events. Implementations are not needed: the config is only
+ * walked, never run.
+ */
+export function chartFromDefinition(definition: string | Record<string, unknown>): MachineChart {
+  let config: unknown = definition;
+  if (typeof definition === "string") {
+    try {
+      config = JSON.parse(definition);
+    } catch (error) {
+      throw new AgentError("INVALID_OPTIONS", `the machine definition is not JSON: ${(error as Error).message}`);
+    }
+  }
+  if (!config || typeof config !== "object" || Array.isArray(config)) {
+    throw new AgentError("INVALID_OPTIONS", "the machine definition must be a machine config object (with `states`, `initial`, `on`…)");
+  }
+  let machine: AnyStateMachine;
+  try {
+    machine = createMachine(sanitizeConfig(config as Record<string, unknown>) as never);
+  } catch (error) {
+    throw new AgentError("INVALID_OPTIONS", `the machine definition cannot be read as an XState v5 machine: ${(error as Error).message}`, { cause: error });
+  }
+  return machineChart(machine);
+}
+
+/**
+ * A serialized config keeps only data: functions became `{ type: name }` objects and deep parts may have been cut to
+ * strings by the sender's depth limit. Those are dropped where XState would try to use them as something else.
+ */
+function sanitizeConfig(node: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...node };
+  // The context of a definition is the sender's data, irrelevant to the shape and possibly cut by the depth limit.
+  delete out.context;
+  if (out.states !== undefined) {
+    if (out.states && typeof out.states === "object" && !Array.isArray(out.states)) {
+      out.states = Object.fromEntries(
+        Object.entries(out.states as Record<string, unknown>).map(([key, child]) => [
+          key,
+          child && typeof child === "object" && !Array.isArray(child) ? sanitizeConfig(child as Record<string, unknown>) : {},
+        ]),
+      );
+    } else {
+      delete out.states;
+    }
+  }
+  return out;
+}
+
+class ChartBuilder {
+  private readonly states: ChartState[] = [];
+  private readonly anyStates: ChartAnyState[] = [];
+  private readonly edges: ChartEdge[] = [];
+  private readonly guards: string[] = [];
+  private readonly byNode = new Map<AnyStateNode, ChartState>();
+  private readonly anyOf = new Map<AnyStateNode, ChartAnyState>();
+  private readonly lines: string[] = ["stateDiagram-v2"];
+
+  constructor(private readonly root: AnyStateNode) {}
+
+  build(): MachineChart {
+    this.collect(this.root, undefined);
+    this.emitChildren(this.root, "  ");
+    return {
+      machineId: this.root.id,
+      states: this.states,
+      anyStates: this.anyStates,
+      edges: this.edges,
+      guards: this.guards,
+      mermaid: this.lines.join("\n") + "\n",
+    };
+  }
+
+  /** Numbers every state and picks its name: the key when unique in the machine, else the dotted path. */
+  private collect(node: AnyStateNode, parent: ChartState | undefined): void {
+    const all: AnyStateNode[] = [];
+    const walk = (n: AnyStateNode) => {
+      for (const child of Object.values(n.states) as AnyStateNode[]) {
+        all.push(child);
+        walk(child);
+      }
+    };
+    walk(node);
+    const keyCount = new Map<string, number>();
+    for (const n of all) keyCount.set(n.key, (keyCount.get(n.key) ?? 0) + 1);
+    for (const n of all) {
+      const parentNode = n.parent && n.parent !== this.root ? this.byNode.get(n.parent) : parent;
+      const state: ChartState = {
+        id: `s${this.states.length}`,
+        name: keyCount.get(n.key) === 1 ? n.key : n.path.join("."),
+        path: [...n.path],
+        type: n.type,
+        ...(parentNode ? { parent: parentNode.id } : {}),
+      };
+      this.states.push(state);
+      this.byNode.set(n, state);
+    }
+  }
+
+  /** Writes the children of `node` (states, then its initial arrow, then their transitions) at one nesting level. */
+  private emitChildren(node: AnyStateNode, indent: string): void {
+    const children = Object.values(node.states) as AnyStateNode[];
+    // Declared inside its compound state (or at the top for the machine) so the layout keeps it there.
+    if (this.targetsOwnInside(node)) this.declareAnyState(node, indent);
+    for (const child of children) {
+      const state = this.byNode.get(child)!;
+      const label = quoteLabel(child.key);
+      if (child.type === "compound" || child.type === "parallel") {
+        this.lines.push(`${indent}state ${label} as ${state.id} {`);
+        this.emitChildren(child, indent + "  ");
+        this.lines.push(`${indent}}`);
+      } else {
+        this.lines.push(`${indent}state ${label} as ${state.id}`);
+      }
+    }
+    if (node.type === "compound" && children.length > 0) {
+      const initial = node.initial?.target?.[0] as AnyStateNode | undefined;
+      const target = initial ? this.byNode.get(initial) : undefined;
+      if (target) this.arrow(indent, "[*]", target.id, { from: "[*]", to: target.name, kind: "initial", event: "", label: "" });
+    }
+    // The children's transitions, a compound child's own included (its arrows leave its box or start from its
+    // "any state" node); the machine's own transitions start from the top "any state" node.
+    for (const child of children) this.emitTransitions(child, indent);
+    if (node === this.root) this.emitTransitions(node, indent);
+    for (const child of children) {
+      if (child.type === "final") {
+        const state = this.byNode.get(child)!;
+        this.arrow(indent, state.id, "[*]", { from: state.name, to: "[*]", kind: "final", event: "", label: "" });
+      }
+    }
+  }
+
+  private transitionsOf(node: AnyStateNode): TransitionLike[] {
+    return [...[...node.transitions.values()].flat(), ...(node.always ?? [])] as TransitionLike[];
+  }
+
+  /** Whether some transition of `node` leads into `node` itself (the machine's own transitions always do). */
+  private targetsOwnInside(node: AnyStateNode): boolean {
+    return this.transitionsOf(node).some((t) => (t.target ?? []).some((target) => node === this.root || isDescendant(target, node)));
+  }
+
+  private emitTransitions(node: AnyStateNode, indent: string): void {
+    for (const t of this.transitionsOf(node)) {
+      if (!t.target || t.target.length === 0) continue;
+      for (const target of t.target) {
+        const to = this.byNode.get(target);
+        if (!to) continue;
+        const inside = node === this.root || isDescendant(target, node);
+        const from = inside ? this.anyOf.get(node)! : this.byNode.get(node)!;
+        const guard = t.guard === undefined ? undefined : guardText(t.guard);
+        if (guard !== undefined && !this.guards.includes(guard)) this.guards.push(guard);
+        const kind = edgeKind(t.eventType, node);
+        const label = edgeLabel(kind, t.eventType, t.delay, node) + (guard !== undefined ? ` [${guard}]` : "");
+        this.arrow(indent, from.id, to.id, {
+          from: from.name,
+          to: to.name,
+          kind,
+          event: t.eventType,
+          label,
+          ...(guard !== undefined ? { guard } : {}),
+          ...(t.delay !== undefined ? { delay: t.delay } : {}),
+        });
+      }
+    }
+  }
+
+  /** The node standing for "whichever state is active" inside a compound state, or in the whole machine. */
+  private declareAnyState(node: AnyStateNode, indent: string): void {
+    const owner = node === this.root ? undefined : this.byNode.get(node);
+    const any: ChartAnyState = { id: `any${this.anyStates.length}`, name: owner ? `${owner.name}.*` : "*", ...(owner ? { parent: owner.id } : {}) };
+    this.anyStates.push(any);
+    this.anyOf.set(node, any);
+    this.lines.push(`${indent}state "${owner ? `any ${mermaidText(owner.name)} state` : "any state"}" as ${any.id}`);
+  }
+
+  private arrow(indent: string, fromId: string, toId: string, edge: Omit<ChartEdge, "index">): void {
+    const index = this.edges.length;
+    this.edges.push({ index, ...edge });
+    this.lines.push(`${indent}${fromId} --> ${toId}${edge.label ? ` : ${mermaidText(edge.label)}` : ""}`);
+  }
+}
+
+interface TransitionLike {
+  eventType: string;
+  target?: readonly AnyStateNode[];
+  guard?: unknown;
+  delay?: number | string;
+}
+
+function isDescendant(node: AnyStateNode, ancestor: AnyStateNode): boolean {
+  for (let n = node.parent; n; n = n.parent) if (n === ancestor) return true;
+  return node === ancestor;
+}
+
+function edgeKind(eventType: string, node: AnyStateNode): ChartEdgeKind {
+  if (eventType === "") return "always";
+  if (eventType.startsWith("xstate.after.")) return "after";
+  if (eventType.startsWith("xstate.done.actor.") || eventType === `xstate.done.state.${node.id}`) return "done";
+  if (eventType.startsWith("xstate.error.actor.")) return "error";
+  if (eventType.startsWith("xstate.snapshot.")) return "snapshot";
+  return "event";
+}
+
+function edgeLabel(kind: ChartEdgeKind, eventType: string, delay: number | string | undefined, node: AnyStateNode): string {
+  switch (kind) {
+    case "always":
+      return "always";
+    case "after":
+      return typeof delay === "number" ? `after ${delay}ms` : `after ${delay ?? "delay"}`;
+    case "done":
+      return eventType.startsWith("xstate.done.actor.") ? `done: ${actorName(eventType.slice("xstate.done.actor.".length), node)}` : "done";
+    case "error":
+      return `error: ${actorName(eventType.slice("xstate.error.actor.".length), node)}`;
+    case "snapshot":
+      return `snapshot: ${actorName(eventType.slice("xstate.snapshot.".length), node)}`;
+    default:
+      return eventType === "*" ? "any event" : eventType;
+  }
+}
+
+/** An invoked actor's name: its `src` when it names one, else its id. */
+function actorName(invokeId: string, node: AnyStateNode): string {
+  const invoke = node.invoke.find((i) => i.id === invokeId);
+  if (invoke && typeof invoke.src === "string") return invoke.src === invokeId ? invokeId : invoke.src;
+  return invokeId;
+}
+
+/** A guard in words: its name, its `type`, or `and`/`or`/`not` of the guards it combines. */
+export function guardText(guard: unknown): string {
+  if (typeof guard === "string") return guard;
+  if (typeof guard === "function") {
+    const combined = (guard as { guards?: unknown[] }).guards;
+    if (Array.isArray(combined)) {
+      const parts = combined.map(guardText);
+      if (guard.name === "not") return `!${parts[0] ?? "?"}`;
+      if (guard.name === "and") return parts.join(" && ");
+      if (guard.name === "or") return parts.join(" || ");
+    }
+    return guard.name || "guard";
+  }
+  if (guard && typeof guard === "object" && typeof (guard as { type?: unknown }).type === "string") {
+    return (guard as { type: string }).type || "guard";
+  }
+  return "guard";
+}
+
+/** Mermaid reads `;`, `#`, quotes, braces and angle brackets as syntax: keep labels to plain text. */
+function mermaidText(text: string): string {
+  return text.replace(/[^\p{L}\p{N} _.,:!&|()[\]=+\-/*'@$%?]/gu, " ").replace(/\s+/g, " ").trim() || "_";
+}
+
+function quoteLabel(key: string): string {
+  return `"${mermaidText(key)}"`;
+}

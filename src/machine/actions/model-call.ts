@@ -1,0 +1,31 @@
+import type { ModelResponse } from "../../models/model.js";
+import { addUsage } from "../../events.js";
+import type { EngineContext } from "../context.js";
+
+/** Entering call_model: one more model call. */
+export function beginModelCall(context: EngineContext): Partial<EngineContext> {
+  return { turn: context.turn + 1, streamingText: "", response: undefined };
+}
+
+/** A text delta arrived: kept so a cut-off answer is not lost. */
+export function recordStreamText(context: EngineContext, text: string): Partial<EngineContext> {
+  return { streamingText: context.streamingText + text };
+}
+
+/** The model finished. A text-only answer joins the conversation here; one with tool calls in parse_tool_call. */
+export function recordResponse(context: EngineContext, response: ModelResponse): Partial<EngineContext> {
+  if (response.toolCalls.length === 0) {
+    context.messages.push({
+      role: "assistant",
+      content: response.text,
+      ...(response.thinking ? { thinking: response.thinking } : {}),
+      ...(response.providerMetadata ? { providerMetadata: response.providerMetadata } : {}),
+    });
+  }
+  return {
+    response,
+    streamingText: "",
+    finalText: response.text,
+    usage: addUsage(context.usage, response.usage),
+  };
+}

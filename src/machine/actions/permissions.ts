@@ -1,0 +1,42 @@
+import type { PermissionDecision } from "../../actors/ask-permission.js";
+import type { EngineContext } from "../context.js";
+
+/** ask_permission's answers: allowed calls will run; a denied call gets its denial as the result. */
+export function recordPermissions(context: EngineContext, decisions: readonly PermissionDecision[]): Partial<EngineContext> {
+  const byId = new Map(decisions.map((d) => [d.toolCallId, d]));
+  for (const record of context.batch) {
+    const decision = byId.get(record.call.id);
+    if (!decision) continue;
+    const { reason, ...permission } = decision;
+    record.permission = permission;
+    if (decision.decision === "deny") {
+      record.status = "denied";
+      record.result = { content: `Permission denied: ${reason ?? "denied"}. ${record.call.name} was not run.`, isError: true };
+    } else {
+      record.status = "allowed";
+    }
+  }
+  return {};
+}
+
+/**
+ * A deny ends the run `permission_denied` (the seed) and nothing of the response runs; every other call still gets
+ * a result so the conversation stays valid for the session's next run.
+ */
+export function denyResponse(context: EngineContext): Partial<EngineContext> {
+  const denied = context.batch.find((r) => r.status === "denied");
+  for (const record of context.batch) {
+    if (record.result) continue;
+    record.status = "denied";
+    record.result = { content: "Not run: another call in this response was denied.", isError: true };
+  }
+  const name = denied?.call.name ?? "a tool";
+  const why = denied?.result?.content.replace(/^Permission denied: /, "").replace(/\. \S+ was not run\.$/, "") ?? "denied";
+  return {
+    stopReason: "permission_denied",
+    stopError: {
+      code: "PERMISSION_DENIED",
+      message: `permission denied for ${name}: ${why}. Allow it with an allow rule or another permission mode, or answer through permissions.onAsk`,
+    },
+  };
+}

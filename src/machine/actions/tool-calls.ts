@@ -1,0 +1,118 @@
+import { randomUUID } from "node:crypto";
+import { AgentError } from "../../errors/agent-error.js";
+import type { AssistantToolCall } from "../../models/messages.js";
+import type { RawToolCall } from "../../models/model.js";
+import type { CallRecord, EngineContext } from "../context.js";
+
+/** Engine-owned ids: a server's "0" or "" never collides across turns or sessions. */
+export function newToolCallId(): string {
+  return `call_${randomUUID().replace(/-/g, "").slice(0, 20)}`;
+}
+
+/** parse_tool_call: raw calls → ToolCalls. Arguments that are not JSON, or a truncated response, become errors. */
+export function parseToolCalls(context: EngineContext): Partial<EngineContext> {
+  const response = context.response!;
+  const truncated = response.finishReason === "length";
+  const batch: CallRecord[] = response.toolCalls.map((raw) => parseOne(raw, context.sessionId, truncated));
+  const toolCalls: AssistantToolCall[] = batch.map(({ call, raw }) => ({
+    id: call.id,
+    name: call.name,
+    input: call.input,
+    ...(typeof raw.arguments === "string" && (call.input === undefined || JSON.stringify(call.input) !== raw.arguments)
+      ? { rawArguments: raw.arguments }
+      : {}),
+    ...(raw.providerId !== undefined ? { providerId: raw.providerId } : {}),
+    ...(raw.providerMetadata !== undefined ? { providerMetadata: raw.providerMetadata } : {}),
+  }));
+  context.messages.push({
+    role: "assistant",
+    content: response.text,
+    toolCalls,
+    ...(response.thinking ? { thinking: response.thinking } : {}),
+    ...(response.providerMetadata ? { providerMetadata: response.providerMetadata } : {}),
+  });
+  return { batch, batchOpen: true, batchHitToolLimit: false };
+}
+
+function parseOne(raw: RawToolCall, sessionId: string, truncated: boolean): CallRecord {
+  const id = newToolCallId();
+  let input: unknown;
+  let error: AgentError | undefined;
+  if (typeof raw.arguments === "string") {
+    const text = raw.arguments.trim();
+    try {
+      input = text === "" ? {} : (JSON.parse(text) as unknown);
+    } catch (e) {
+      input = raw.arguments;
+      error = new AgentError(
+        "TOOL_INPUT_INVALID",
+        `the arguments of ${raw.name} are not valid JSON (${(e as Error).message}); send a JSON object matching the tool's schema`,
+      );
+    }
+  } else {
+    input = raw.arguments;
+  }
+  if (truncated) {
+    error = new AgentError(
+      "TOOL_CALL_TRUNCATED",
+      `not run: the response was cut off by the output token limit (finish reason "length"), so the arguments of ${raw.name} may be incomplete; call it again, with shorter arguments if needed`,
+    );
+  }
+  return {
+    call: { id, name: raw.name, input, sessionId },
+    raw,
+    status: error ? "invalid" : "pending",
+    ...(error ? { error } : {}),
+  };
+}
+
+/**
+ * validate_tool: each pending call's tool must exist and its input match the schema (coerced values kept).
+ * Calls past the run's remaining tool-call budget are marked `over_limit`.
+ */
+export function validateToolCalls(context: EngineContext): Partial<EngineContext> {
+  const tools = context.deps.tools;
+  let budget = context.maxToolCalls - context.toolCallCount;
+  let hitLimit = false;
+  for (const record of context.batch) {
+    if (record.status !== "pending") continue;
+    const tool = tools.get(record.call.name);
+    if (!tool) {
+      const available = [...tools.keys()];
+      record.status = "invalid";
+      record.error = new AgentError(
+        "TOOL_NOT_FOUND",
+        `unknown tool "${record.call.name}". Available tools: ${available.length ? available.join(", ") : "(none)"}`,
+      );
+      continue;
+    }
+    const check = tool.validateInput(record.call.input);
+    if (!check.ok) {
+      record.status = "invalid";
+      record.error = new AgentError("TOOL_INPUT_INVALID", `invalid input for ${tool.name}: ${check.message}`);
+      continue;
+    }
+    record.call = { ...record.call, input: check.value };
+    if (budget <= 0) {
+      record.status = "over_limit";
+      hitLimit = true;
+      continue;
+    }
+    budget--;
+  }
+  return { batchHitToolLimit: hitLimit };
+}
+
+/** What the model is told for a call refused before it ran. */
+export function errorResultText(error: AgentError): string {
+  switch (error.code) {
+    case "TOOL_NOT_FOUND":
+      return `Error: ${error.message}. Use one of the available tools.`;
+    case "TOOL_INPUT_INVALID":
+      return `Error: ${error.message}. Try again with valid input.`;
+    case "TOOL_CALL_TRUNCATED":
+      return `Error: ${error.message}.`;
+    default:
+      return `Error: ${error.message}`;
+  }
+}

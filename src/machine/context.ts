@@ -1,0 +1,104 @@
+import type { AgentError, ErrorInfo } from "../errors/agent-error.js";
+import type { RunUsage } from "../events.js";
+import type { Message, ToolCall, ToolResult } from "../models/messages.js";
+import type { Model, ModelResponse, RawToolCall, ToolSpec } from "../models/model.js";
+import type { PermissionOptions, PermissionPolicy, PermissionRecord } from "../permissions/types.js";
+import type { AnyTool } from "../tools/define-tool.js";
+import type { StopReason } from "./stop-reasons.js";
+
+/** Where a call of the current response stands. */
+export type CallStatus =
+  /** parsed; waiting for validation or permission */
+  | "pending"
+  /** refused before running (unknown tool, invalid input, truncated response): `error` says why */
+  | "invalid"
+  /** not run because the run's tool-call budget was spent */
+  | "over_limit"
+  /** allowed: will run in execute_tool */
+  | "allowed"
+  /** denied, or not run because another call of the response was denied */
+  | "denied"
+  /** ran (or failed while running); `result` or `error` is set */
+  | "finished";
+
+/** One tool call of the current model response and everything the run learns about it. */
+export interface CallRecord {
+  call: ToolCall;
+  raw: RawToolCall;
+  status: CallStatus;
+  /** Why the call was refused or how it failed (recover turns it into the call's error result). */
+  error?: AgentError;
+  /** A tool error that ends the run (`TOOL_FATAL`). */
+  fatal?: boolean;
+  permission?: PermissionRecord;
+  result?: ToolResult;
+  durationMs?: number;
+  /** Set once a `tool_result` event was announced for this call. */
+  announced?: boolean;
+}
+
+/** The run's collaborators: what the actors use to do I/O. Not data; kept apart from the run's state. */
+export interface EngineDeps {
+  model: Model;
+  tools: ReadonlyMap<string, AnyTool>;
+  toolSpecs: readonly ToolSpec[];
+  permissions: PermissionOptions;
+  /** Built in build_context from `permissions` and the session's remembered rules. */
+  policy?: PermissionPolicy;
+  signal?: AbortSignal;
+}
+
+/** The seed's TurnContext: the data one run shares across its states. */
+export interface EngineContext {
+  sessionId: string;
+  userInput: string;
+  cwd: string;
+  systemPrompt?: string;
+  maxTurns: number;
+  maxToolCalls: number;
+  timeoutMs: number;
+  startedAt: number;
+  deadline: number;
+  /** Model calls started so far. */
+  turn: number;
+  /** Tool executions so far. */
+  toolCallCount: number;
+  usage: RunUsage;
+  /**
+   * The conversation: append-only during a run and owned by it, so entries are pushed rather than the list copied
+   * (a copy per step would make a run quadratic in its length).
+   */
+  messages: Message[];
+  /** Text streamed by the model call in progress (kept if the call is cut off). */
+  streamingText: string;
+  /** The last model output. */
+  response?: ModelResponse;
+  /** Tool calls of the current response, in call order. */
+  batch: CallRecord[];
+  /** True while the current response's assistant message awaits its tool results in `messages`. */
+  batchOpen: boolean;
+  /** True when some call of the batch was not run because the tool-call budget was spent. */
+  batchHitToolLimit: boolean;
+  /** An error that is not a tool call's own (model request, build_context), for recover to judge. */
+  failure?: AgentError;
+  stopReason?: StopReason;
+  stopError?: ErrorInfo;
+  /** The final assistant text. */
+  finalText: string;
+  deps: EngineDeps;
+}
+
+/** What `createActor(engineMachine, { input })` needs. */
+export interface EngineInput {
+  sessionId: string;
+  userInput: string;
+  cwd: string;
+  systemPrompt?: string;
+  maxTurns: number;
+  maxToolCalls: number;
+  timeoutMs: number;
+  /** Conversation before this run (a continued session); the new user message is added by build_context. */
+  history?: readonly Message[];
+  startedAt?: number;
+  deps: EngineDeps;
+}

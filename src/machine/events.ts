@@ -1,0 +1,16 @@
+import type { AgentError } from "../errors/agent-error.js";
+import type { ToolCall, ToolResult } from "../models/messages.js";
+import type { ModelStreamEvent } from "../models/model.js";
+
+/** Events the engine machine receives from outside and from its actors. */
+export type EngineEvent =
+  /** The caller aborted (options.signal or run.abort()). */
+  | { type: "ABORT" }
+  /** A streaming event of the model call in progress (text, thinking, retry). */
+  | { type: "model.stream"; event: Exclude<ModelStreamEvent, { type: "response" }> }
+  /** A permission question is put to a person. */
+  | { type: "permission.asked"; call: ToolCall; reason: string }
+  /** A tool call started running. */
+  | { type: "tool.started"; call: ToolCall }
+  /** A tool call finished: a result, or an error thrown by the tool. */
+  | { type: "tool.finished"; id: string; result?: ToolResult; error?: AgentError; fatal?: boolean; durationMs: number };

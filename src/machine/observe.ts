@@ -1,0 +1,77 @@
+import type { ActorRefLike, InspectionEvent } from "xstate";
+import type { EngineContext } from "./context.js";
+import { engineStateOf, type EngineEmitted } from "./engine.js";
+import type { EngineStateName } from "./states.js";
+
+/** A state the engine entered, with the context as it stood on entry. */
+export interface StateEntered {
+  state: EngineStateName;
+  /** The state it came from (undefined for the first). */
+  from: EngineStateName | undefined;
+  context: EngineContext;
+  /** The event that led here (an actor's done event carries its output). */
+  event: { type: string };
+  /** Wall-clock time of entry. */
+  time: number;
+}
+
+export interface EngineObserver {
+  /** A state was entered (every one, transient hops included, in order). */
+  state?(entered: StateEntered): void;
+  /** The machine emitted an event for the caller. */
+  emitted?(event: EngineEmitted): void;
+}
+
+/**
+ * Turns XState's inspection stream of one engine actor into an ordered sequence of "state entered" and "event
+ * emitted" notifications. `actor.subscribe` skips transient states and `emit` is deferred to the end of a
+ * macrostep, so neither alone gives the real order; the inspection stream does: each microstep's emitted events
+ * are held until the microstep reports the state it led into, then delivered after it.
+ */
+export function observeEngine(observers: readonly EngineObserver[]): (event: InspectionEvent) => void {
+  let root: ActorRefLike | undefined;
+  let current: EngineStateName | undefined;
+  let pending: EngineEmitted[] = [];
+
+  const flush = () => {
+    if (pending.length === 0) return;
+    const events = pending;
+    pending = [];
+    for (const event of events) for (const o of observers) o.emitted?.(event);
+  };
+
+  const enter = (value: unknown, context: EngineContext, event: { type: string }) => {
+    const state = engineStateOf(value) as EngineStateName;
+    if (state === current) return;
+    const entered: StateEntered = { state, from: current, context, event, time: Date.now() };
+    current = state;
+    for (const o of observers) o.state?.(entered);
+  };
+
+  return (inspection: InspectionEvent) => {
+    // The first event names the root actor; child actors (model, tools) are not the engine's states.
+    root ??= inspection.actorRef;
+    if (inspection.actorRef !== root) return;
+    switch (inspection.type) {
+      case "@xstate.action": {
+        const action = inspection.action as { type: string; params?: { event?: EngineEmitted } };
+        if (action.type === "xstate.emit" && action.params?.event) pending.push(action.params.event);
+        return;
+      }
+      case "@xstate.microstep": {
+        const snapshot = inspection.snapshot as unknown as { value: unknown; context: EngineContext };
+        enter(snapshot.value, snapshot.context, inspection.event);
+        flush();
+        return;
+      }
+      case "@xstate.snapshot": {
+        const snapshot = inspection.snapshot as unknown as { value?: unknown; context?: EngineContext };
+        if (snapshot.context && snapshot.value !== undefined) enter(snapshot.value, snapshot.context, inspection.event);
+        flush();
+        return;
+      }
+      default:
+        return;
+    }
+  };
+}

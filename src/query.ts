@@ -1,0 +1,248 @@
+import { randomUUID } from "node:crypto";
+import { isAbsolute, join, resolve } from "node:path";
+import { createActor } from "xstate";
+import { AgentError, type ErrorInfo } from "./errors/agent-error.js";
+import { emptyUsage, type AgentEvent, type RunResult } from "./events.js";
+import { defaultLogger } from "./logger.js";
+import type { EngineDeps, EngineInput } from "./machine/context.js";
+import { engineMachine } from "./machine/engine.js";
+import { observeEngine, type EngineObserver } from "./machine/observe.js";
+import type { Message } from "./models/messages.js";
+import type { ToolSpec } from "./models/model.js";
+import { DEFAULT_MAX_TOOL_CALLS, DEFAULT_MAX_TURNS, DEFAULT_TIMEOUT_MS, type QueryOptions } from "./options.js";
+import { PERMISSION_MODES } from "./permissions/types.js";
+import type { AnyTool } from "./tools/define-tool.js";
+import { auditWriter } from "./trace/audit-writer.js";
+import { secretValues } from "./trace/redact.js";
+import { traceWriter } from "./trace/trace-writer.js";
+import { checkSessionId } from "./trace/transcript.js";
+import { transcriptWriter } from "./trace/transcript-writer.js";
+
+/** A running query: the event stream, plus `abort()` (ends the run `user_abort`). */
+export interface QueryRun extends AsyncGenerator<AgentEvent, RunResult, undefined> {
+  abort(): void;
+  readonly sessionId: string;
+}
+
+/** What a run is started with, after the options were checked. */
+interface PreparedRun {
+  input: EngineInput;
+  traceFile: string | false;
+  runOptions: Record<string, unknown>;
+}
+
+/**
+ * Runs the agent on `input`: the engine machine from build_context to done, as an async generator of events.
+ * Exactly one `turn_end` comes last; the generator's return value is the run's result.
+ * Invalid options throw an `AgentError` (`INVALID_OPTIONS`) at once, naming the option and how to fix it.
+ */
+export function query(input: string, options: QueryOptions): QueryRun {
+  const prepared = prepare(input, options);
+  const control: { abort?: () => void; aborted: boolean } = { aborted: false };
+  const generator = runEngine(prepared, options, control) as QueryRun;
+  Object.defineProperty(generator, "sessionId", { value: prepared.input.sessionId, enumerable: true });
+  generator.abort = () => {
+    control.aborted = true;
+    control.abort?.();
+  };
+  return generator;
+}
+
+async function* runEngine(
+  prepared: PreparedRun,
+  options: QueryOptions,
+  control: { abort?: () => void; aborted: boolean },
+): AsyncGenerator<AgentEvent, RunResult, undefined> {
+  const { input } = prepared;
+  const logger = defaultLogger();
+  const reportWriteFailure = (error: Error) => logger.error({ err: error.message, sessionId: input.sessionId }, "statecraft: trace write failed");
+  const secrets = secretValues();
+
+  // The event bridge: observers push, the generator pulls.
+  const queue: AgentEvent[] = [];
+  let head = 0;
+  let wake: (() => void) | undefined;
+  const push = (event: AgentEvent) => {
+    queue.push(event);
+    wake?.();
+  };
+  const bridge: EngineObserver = {
+    state(entered) {
+      if (entered.state !== "done") push({ type: "state", state: entered.state, turn: entered.context.turn });
+    },
+    emitted: push,
+  };
+  const writers = [
+    ...(prepared.traceFile
+      ? [traceWriter({ file: prepared.traceFile, sessionId: input.sessionId, runOptions: prepared.runOptions, secrets, onError: reportWriteFailure })]
+      : []),
+    transcriptWriter({ cwd: input.cwd, sessionId: input.sessionId, onError: reportWriteFailure }),
+    auditWriter({ file: join(input.cwd, ".agent", "audit.jsonl"), secrets, onError: reportWriteFailure }),
+  ];
+
+  const actor = createActor(engineMachine, { input, inspect: observeEngine([...writers, bridge]) });
+  let finished = false;
+  let crash: unknown;
+  actor.subscribe({
+    complete: () => {
+      finished = true;
+      wake?.();
+    },
+    error: (error) => {
+      crash = error;
+      finished = true;
+      wake?.();
+    },
+  });
+  const abort = () => actor.send({ type: "ABORT" });
+  control.abort = abort;
+  options.signal?.addEventListener("abort", abort, { once: true });
+
+  try {
+    actor.start();
+    if (control.aborted) abort();
+    for (;;) {
+      while (head < queue.length) {
+        const event = queue[head];
+        queue[head++] = undefined as unknown as AgentEvent; // let delivered events be collected
+        yield event;
+      }
+      if (finished) break;
+      await new Promise<void>((resolve) => (wake = resolve));
+      wake = undefined;
+    }
+    const snapshot = actor.getSnapshot();
+    const context = snapshot.context;
+    let reason = snapshot.output?.reason ?? context.stopReason ?? "model_error";
+    let error: ErrorInfo | undefined = snapshot.output?.error;
+    if (crash !== undefined) {
+      reason = "model_error";
+      error = { code: "ENGINE_FAILED", message: `the engine failed: ${(crash as Error)?.message ?? String(crash)}` };
+    }
+    const usage = { ...context.usage };
+    const turnEnd: AgentEvent = {
+      type: "turn_end",
+      reason,
+      sessionId: input.sessionId,
+      turns: context.turn,
+      toolCalls: context.toolCallCount,
+      usage,
+      ...(error ? { error } : {}),
+    };
+    yield turnEnd;
+    const messages: Message[] = context.messages.filter((m) => m.role !== "system");
+    return {
+      reason,
+      text: context.finalText,
+      messages,
+      usage,
+      sessionId: input.sessionId,
+      turns: context.turn,
+      toolCalls: context.toolCallCount,
+      ...(error ? { error } : {}),
+    };
+  } finally {
+    // A consumer that stops early (break, return) ends the run: abort it so done is recorded, then stop it.
+    if (actor.getSnapshot().status === "active") abort();
+    actor.stop();
+    options.signal?.removeEventListener("abort", abort);
+    for (const writer of writers) writer.close();
+  }
+}
+
+function prepare(userInput: string, options: QueryOptions): PreparedRun {
+  const fail = (message: string) => new AgentError("INVALID_OPTIONS", message);
+  if (typeof userInput !== "string") throw fail(`query(input, options): input must be a string, got ${typeof userInput}`);
+  if (!options || typeof options !== "object") throw fail("query(input, options): options are required, at least { model }");
+  const model = options.model;
+  if (!model || typeof model.stream !== "function") {
+    throw fail("options.model must be a Model (scriptedModel([...]), openaiModel({ model }), or an object with stream())");
+  }
+  const limit = (name: "maxTurns" | "maxToolCalls" | "timeoutMs", fallback: number, min: number) => {
+    const value = options[name];
+    if (value === undefined) return fallback;
+    if (typeof value !== "number" || !Number.isFinite(value) || value < min || (name !== "timeoutMs" && !Number.isInteger(value))) {
+      throw fail(`options.${name} must be ${name === "timeoutMs" ? "a number of milliseconds" : "a whole number"} ≥ ${min}, got ${JSON.stringify(value)}`);
+    }
+    return value;
+  };
+  const maxTurns = limit("maxTurns", DEFAULT_MAX_TURNS, 1);
+  const maxToolCalls = limit("maxToolCalls", DEFAULT_MAX_TOOL_CALLS, 0);
+  const timeoutMs = limit("timeoutMs", DEFAULT_TIMEOUT_MS, 1);
+  const cwd = resolve(options.cwd ?? process.cwd());
+  const sessionId = options.sessionId ?? randomUUID();
+  if (typeof sessionId !== "string") throw fail("options.sessionId must be a string");
+  try {
+    checkSessionId(sessionId);
+  } catch (error) {
+    throw fail(`options.${(error as Error).message}`);
+  }
+  const tools = new Map<string, AnyTool>();
+  for (const tool of options.tools ?? []) {
+    if (!tool || typeof tool.validateInput !== "function") {
+      throw fail(`options.tools: every tool must be made with defineTool() (got ${JSON.stringify((tool as { name?: unknown })?.name ?? tool)})`);
+    }
+    if (tools.has(tool.name)) throw fail(`options.tools: two tools are named "${tool.name}"; tool names must be unique`);
+    tools.set(tool.name, tool);
+  }
+  const permissions = options.permissions ?? {};
+  if (permissions.mode !== undefined && !PERMISSION_MODES.includes(permissions.mode)) {
+    throw fail(`options.permissions.mode must be one of ${PERMISSION_MODES.join(", ")}, got ${JSON.stringify(permissions.mode)}`);
+  }
+  if (permissions.onAsk !== undefined && typeof permissions.onAsk !== "function") throw fail("options.permissions.onAsk must be a function");
+  if (options.systemPrompt !== undefined && typeof options.systemPrompt !== "string") throw fail("options.systemPrompt must be a string");
+  const traceFile =
+    options.traceFile === false
+      ? false
+      : options.traceFile === undefined
+        ? join(cwd, ".agent", "trace.jsonl")
+        : isAbsolute(options.traceFile)
+          ? options.traceFile
+          : resolve(cwd, options.traceFile);
+  const toolSpecs: ToolSpec[] = [...tools.values()].map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema }));
+  const deps: EngineDeps = {
+    model,
+    tools,
+    toolSpecs,
+    permissions,
+    ...(options.signal ? { signal: options.signal } : {}),
+  };
+  const runOptions: Record<string, unknown> = {
+    model: model.name,
+    maxTurns,
+    maxToolCalls,
+    timeoutMs,
+    cwd,
+    ...(options.systemPrompt !== undefined ? { systemPrompt: options.systemPrompt } : {}),
+    ...(options.sessionId !== undefined ? { continued: true } : {}),
+    permissions: {
+      mode: permissions.mode ?? "default",
+      allow: permissions.allow ?? [],
+      ask: permissions.ask ?? [],
+      deny: permissions.deny ?? [],
+      onAsk: permissions.onAsk !== undefined,
+    },
+    tools: [...tools.values()].map((t) => ({
+      name: t.name,
+      description: t.description,
+      inputSchema: t.inputSchema,
+      risk: t.risk,
+      executionMode: t.executionMode,
+      ...(t.timeoutMs !== undefined ? { timeoutMs: t.timeoutMs } : {}),
+    })),
+  };
+  return {
+    input: {
+      sessionId,
+      userInput,
+      cwd,
+      ...(options.systemPrompt !== undefined ? { systemPrompt: options.systemPrompt } : {}),
+      maxTurns,
+      maxToolCalls,
+      timeoutMs,
+      deps,
+    },
+    traceFile,
+    runOptions,
+  };
+}

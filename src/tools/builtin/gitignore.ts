@@ -1,0 +1,95 @@
+import nativeFs from "node:fs";
+import path from "node:path";
+import ignoreModule from "ignore";
+import type { FileSystemAdapter } from "tinyglobby";
+
+type Ignore = ReturnType<typeof ignoreModule>;
+// `ignore` is CommonJS (`export =`); under NodeNext its default export can arrive wrapped.
+const createIgnore = ((ignoreModule as unknown as { default?: typeof ignoreModule }).default ?? ignoreModule) as typeof ignoreModule;
+
+interface IgnoreLayer {
+  /** The directory whose `.gitignore` this is; its patterns are relative to it. */
+  base: string;
+  rules: Ignore;
+}
+
+/**
+ * Answers "is this entry ignored?" with the `.gitignore` files from `root` down to the entry's directory, read once
+ * each. `.git` itself is always ignored.
+ */
+export class GitignoreRules {
+  private readonly layers = new Map<string, IgnoreLayer[]>();
+
+  constructor(private readonly root: string) {}
+
+  /** Layers that apply inside `dir` (absolute): every `.gitignore` from the root down to `dir`. */
+  private layersFor(dir: string): IgnoreLayer[] {
+    const cached = this.layers.get(dir);
+    if (cached) return cached;
+    const relative = path.relative(this.root, dir);
+    const inside = relative === "" || (!relative.startsWith("..") && !path.isAbsolute(relative));
+    const parent = relative === "" || !inside ? [] : this.layersFor(path.dirname(dir));
+    let layers = parent;
+    if (inside) {
+      let text: string | undefined;
+      try {
+        text = nativeFs.readFileSync(path.join(dir, ".gitignore"), "utf8");
+      } catch {
+        text = undefined;
+      }
+      if (text !== undefined) layers = [...parent, { base: dir, rules: createIgnore().add(text) }];
+    }
+    this.layers.set(dir, layers);
+    return layers;
+  }
+
+  /** Whether the entry `name` in `dir` is ignored. */
+  ignores(dir: string, name: string, isDirectory: boolean): boolean {
+    if (name === ".git") return true;
+    const full = path.join(dir, name);
+    for (const layer of this.layersFor(dir)) {
+      const relative = path.relative(layer.base, full).split(path.sep).join("/");
+      if (layer.rules.ignores(isDirectory ? `${relative}/` : relative)) return true;
+    }
+    return false;
+  }
+
+  /** Whether a path (absolute, under the root) or any of its parent directories is ignored. */
+  ignoresPath(absolutePath: string): boolean {
+    const relative = path.relative(this.root, absolutePath);
+    if (relative === "" || relative.startsWith("..")) return false;
+    const parts = relative.split(path.sep);
+    let dir = this.root;
+    for (let i = 0; i < parts.length; i++) {
+      const isDirectory = i < parts.length - 1 || isDirectorySync(absolutePath);
+      if (this.ignores(dir, parts[i], isDirectory)) return true;
+      dir = path.join(dir, parts[i]);
+    }
+    return false;
+  }
+
+  /**
+   * A file-system adapter for tinyglobby whose directory listings leave out ignored entries, so ignored folders
+   * (`node_modules/`, build output) are never walked.
+   */
+  fsAdapter(): FileSystemAdapter {
+    const filter = (dir: string, entries: nativeFs.Dirent[]) =>
+      entries.filter((entry) => !this.ignores(path.resolve(dir), entry.name, entry.isDirectory()));
+    const readdir = ((dir: string, options: unknown, callback: (error: NodeJS.ErrnoException | null, entries?: nativeFs.Dirent[]) => void) => {
+      nativeFs.readdir(dir, { withFileTypes: true }, (error, entries) => {
+        if (error) return callback(error, []);
+        callback(null, filter(dir, entries));
+      });
+    }) as unknown as typeof nativeFs.readdir;
+    const readdirSync = ((dir: string) => filter(dir, nativeFs.readdirSync(dir, { withFileTypes: true }))) as unknown as typeof nativeFs.readdirSync;
+    return { readdir, readdirSync };
+  }
+}
+
+function isDirectorySync(absolutePath: string): boolean {
+  try {
+    return nativeFs.statSync(absolutePath).isDirectory();
+  } catch {
+    return false;
+  }
+}

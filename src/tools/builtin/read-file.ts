@@ -1,0 +1,89 @@
+import { createReadStream } from "node:fs";
+import fs from "node:fs/promises";
+import readline from "node:readline";
+import { defineTool, type ToolDefinition } from "../define-tool.js";
+import { confinePath } from "../confine.js";
+import { failure, rootsOf, type BuiltinToolOptions } from "./options.js";
+import { errorCode, formatBytes, isBinaryFile } from "./text-file.js";
+
+export interface ReadFileInput {
+  path: string;
+  offset?: number;
+  limit?: number;
+}
+
+/** Lines returned when the call gives no `limit`. */
+export const DEFAULT_READ_LIMIT = 2_000;
+/** Longer lines are cut (minified files would otherwise fill the output with one line). */
+export const MAX_LINE_CHARS = 2_000;
+
+/** `read_file { path, offset?, limit? }`: a text file's lines, numbered. Refuses binary files. */
+export function readFileTool(options: BuiltinToolOptions = {}): ToolDefinition<ReadFileInput> {
+  return defineTool<ReadFileInput>({
+    name: "read_file",
+    description:
+      "Read a text file from the workspace. Returns its lines numbered like `cat -n` (line number, tab, text). " +
+      `Reads up to ${DEFAULT_READ_LIMIT} lines from the start unless you give \`offset\` (1-based line to start at) ` +
+      "and `limit` (number of lines); use them to page through large files. Lines longer than " +
+      `${MAX_LINE_CHARS} characters are cut. The path is relative to the workspace root (absolute paths inside it ` +
+      "work too). Binary files are refused. Read a file before editing it; use list_dir or glob to find files.",
+    inputSchema: {
+      type: "object",
+      properties: {
+        path: { type: "string", minLength: 1, description: "File to read, relative to the workspace root." },
+        offset: { type: "integer", minimum: 1, description: "1-based line number to start reading at. Default 1." },
+        limit: { type: "integer", minimum: 1, description: `How many lines to read. Default ${DEFAULT_READ_LIMIT}.` },
+      },
+      required: ["path"],
+      additionalProperties: false,
+    },
+    risk: "read",
+    permissionSubject: (input) => input.path,
+    permissionSubjectKind: "path",
+    async execute(input, context) {
+      const target = confinePath(input.path, rootsOf(context, options));
+      if (!target.ok) return failure(target.message);
+      let stat;
+      try {
+        stat = await fs.stat(target.path);
+      } catch (error) {
+        if (errorCode(error) === "ENOENT" || errorCode(error) === "ENOTDIR") {
+          return failure(`File not found: ${target.display}. Use list_dir or glob to find the right path.`);
+        }
+        throw error;
+      }
+      if (stat.isDirectory()) return failure(`${target.display} is a directory, not a file. Use list_dir to see what it contains.`);
+      if (!stat.isFile()) return failure(`${target.display} is not a regular file.`);
+      if (stat.size === 0) return `(${target.display} is empty)`;
+      if (await isBinaryFile(target.path)) {
+        return failure(`${target.display} is a binary file (${formatBytes(stat.size)}); read_file only reads text files.`);
+      }
+
+      const offset = input.offset ?? 1;
+      const limit = input.limit ?? DEFAULT_READ_LIMIT;
+      const lines: string[] = [];
+      let total = 0;
+      const reader = readline.createInterface({ input: createReadStream(target.path, { encoding: "utf8" }), crlfDelay: Infinity });
+      try {
+        for await (const line of reader) {
+          total++;
+          if (context.signal.aborted) break;
+          if (total < offset || total >= offset + limit) continue;
+          const shown = line.length > MAX_LINE_CHARS ? `${line.slice(0, MAX_LINE_CHARS)}… [line cut: ${line.length} characters]` : line;
+          lines.push(`${String(total).padStart(6)}\t${shown}`);
+        }
+      } finally {
+        reader.close();
+      }
+      if (offset > total) {
+        return failure(`offset ${offset} is past the end of ${target.display}, which has ${total} line${total === 1 ? "" : "s"}.`);
+      }
+      const last = offset + lines.length - 1;
+      let text = lines.join("\n");
+      if (offset > 1 || last < total) {
+        text += `\n\n[lines ${offset}-${last} of ${total}` + (last < total ? `; use offset ${last + 1} to read more]` : "]");
+      }
+      return text;
+    },
+  });
+}

@@ -1,0 +1,267 @@
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import { AgentError } from "../errors/agent-error.js";
+
+/** How long processes get after SIGTERM before the group is sent SIGKILL. */
+export const DEFAULT_KILL_GRACE_MS = 1_000;
+/** Bytes kept per output stream (half from the start, half from the end). */
+export const DEFAULT_MAX_STREAM_BYTES = 12_000;
+
+export interface ProcessGroupOptions {
+  cwd: string;
+  /** Aborting kills the whole process group. */
+  signal?: AbortSignal;
+  /** After this many milliseconds the whole process group is killed. */
+  timeoutMs?: number;
+  /** Bytes kept per stream; the middle of longer output is dropped with a note. */
+  maxStreamBytes?: number;
+  env?: NodeJS.ProcessEnv;
+  /** Time between SIGTERM and SIGKILL. */
+  killGraceMs?: number;
+  /** The shell that runs the command with `-c`. Default bash, else sh. */
+  shell?: string;
+}
+
+export interface ProcessGroupOutcome {
+  /** The shell's exit code; a command killed by a signal gets 128 + the signal's number, as shells report it. */
+  exitCode: number;
+  /** The signal that ended the shell, when one did. */
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  timedOut: boolean;
+  aborted: boolean;
+  durationMs: number;
+  /** The process id of the shell, which is also the process group id. */
+  pid: number;
+}
+
+/** Process groups still running, killed if this process exits first so nothing outlives it. */
+const liveGroups = new Set<number>();
+let exitHookInstalled = false;
+
+function installExitHook(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.once("exit", () => {
+    for (const pgid of liveGroups) killProcessGroup(pgid, "SIGKILL");
+  });
+}
+
+/** Sends `signal` to every process of the group. False when the group no longer exists. */
+export function killProcessGroup(pgid: number, signal: NodeJS.Signals | 0 = "SIGTERM"): boolean {
+  try {
+    process.kill(-pgid, signal);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ESRCH") return false;
+    throw error;
+  }
+}
+
+/** Whether any process of the group is still there. */
+export function processGroupExists(pgid: number): boolean {
+  return killProcessGroup(pgid, 0);
+}
+
+let defaultShell: string | undefined;
+function findShell(): string {
+  defaultShell ??= ["/bin/bash", "/usr/bin/bash", "/bin/sh"].find((candidate) => fs.existsSync(candidate)) ?? "sh";
+  return defaultShell;
+}
+
+/** Keeps the first and last `max / 2` bytes of a stream and counts what is dropped in between. */
+class HeadTailBuffer {
+  private readonly half: number;
+  private head: Buffer[] = [];
+  private headBytes = 0;
+  private tail: Buffer = Buffer.alloc(0);
+  private total = 0;
+
+  constructor(max: number) {
+    this.half = Math.max(1, Math.floor(max / 2));
+  }
+
+  push(chunk: Buffer): void {
+    this.total += chunk.length;
+    if (this.headBytes < this.half) {
+      const take = Math.min(this.half - this.headBytes, chunk.length);
+      this.head.push(chunk.subarray(0, take));
+      this.headBytes += take;
+      chunk = chunk.subarray(take);
+      if (chunk.length === 0) return;
+    }
+    const joined = this.tail.length === 0 ? chunk : Buffer.concat([this.tail, chunk]);
+    this.tail = joined.length > this.half ? Buffer.from(joined.subarray(joined.length - this.half)) : joined;
+  }
+
+  text(label: string): string {
+    const head = Buffer.concat(this.head);
+    const omitted = this.total - head.length - this.tail.length;
+    if (omitted <= 0) return Buffer.concat([head, this.tail]).toString("utf8");
+    // Cut on character boundaries: UTF-8 continuation bytes look like 10xxxxxx.
+    let headEnd = head.length;
+    while (headEnd > 0 && (head[headEnd - 1] & 0xc0) === 0x80) headEnd--;
+    if (headEnd > 0 && head[headEnd - 1] >= 0xc0) headEnd--;
+    let tailStart = 0;
+    while (tailStart < this.tail.length && (this.tail[tailStart] & 0xc0) === 0x80) tailStart++;
+    const dropped = omitted + (head.length - headEnd) + tailStart;
+    return (
+      head.subarray(0, headEnd).toString("utf8") +
+      `\n… [${dropped} bytes of ${label} omitted] …\n` +
+      this.tail.subarray(tailStart).toString("utf8")
+    );
+  }
+}
+
+/** Exit code a shell reports for a command killed by `signal`: 128 + its number. */
+function signalExitCode(signal: NodeJS.Signals): number {
+  return 128 + (os.constants.signals[signal] ?? 0);
+}
+
+/**
+ * Runs `command` with a shell in its own process group (a new session, so the group id is the shell's pid).
+ * On timeout or abort the whole group gets SIGTERM, then SIGKILL after a grace period; when the shell exits,
+ * whatever it left running in the group is ended the same way. The promise settles once the group is gone
+ * (or has been sent SIGKILL), so a call never leaves processes behind. Output is kept per stream, capped.
+ */
+export function runInProcessGroup(command: string, options: ProcessGroupOptions): Promise<ProcessGroupOutcome> {
+  const started = Date.now();
+  const graceMs = options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
+  const maxBytes = options.maxStreamBytes ?? DEFAULT_MAX_STREAM_BYTES;
+
+  return new Promise<ProcessGroupOutcome>((resolve, reject) => {
+    if (options.signal?.aborted) {
+      resolve({ exitCode: 130, signal: null, stdout: "", stderr: "", timedOut: false, aborted: true, durationMs: 0, pid: 0 });
+      return;
+    }
+    const child = spawn(options.shell ?? findShell(), ["-c", command], {
+      cwd: options.cwd,
+      env: options.env ?? process.env,
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const stdout = new HeadTailBuffer(maxBytes);
+    const stderr = new HeadTailBuffer(maxBytes);
+    child.stdout.on("data", (chunk: Buffer) => stdout.push(chunk));
+    child.stderr.on("data", (chunk: Buffer) => stderr.push(chunk));
+
+    const pgid = child.pid;
+    let timedOut = false;
+    let aborted = false;
+    let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+    let openStreams = 2;
+    let groupEnded = false;
+    let terminating = false;
+    let settled = false;
+    const timers: NodeJS.Timeout[] = [];
+
+    if (pgid !== undefined) {
+      liveGroups.add(pgid);
+      installExitHook();
+    }
+
+    let streamDeadlineSet = false;
+    const finish = () => {
+      if (settled || exit === undefined || !groupEnded) return;
+      if (openStreams > 0) {
+        // Pipes still held by processes outside the group (they left it with setsid) must not keep the call open.
+        if (!streamDeadlineSet) {
+          streamDeadlineSet = true;
+          timers.push(
+            setTimeout(() => {
+              child.stdout.destroy();
+              child.stderr.destroy();
+            }, graceMs),
+          );
+        }
+        return;
+      }
+      settled = true;
+      for (const timer of timers) clearTimeout(timer);
+      options.signal?.removeEventListener("abort", onAbort);
+      if (pgid !== undefined) liveGroups.delete(pgid);
+      const exitCode = exit.code ?? (exit.signal ? signalExitCode(exit.signal) : 1);
+      resolve({
+        exitCode,
+        signal: exit.signal,
+        stdout: stdout.text("stdout"),
+        stderr: stderr.text("stderr"),
+        timedOut,
+        aborted,
+        durationMs: Date.now() - started,
+        pid: pgid ?? 0,
+      });
+    };
+
+    /** SIGTERM to the group, then SIGKILL for whatever is still there after the grace period. */
+    const terminateGroup = () => {
+      if (terminating || pgid === undefined) return;
+      terminating = true;
+      if (!killProcessGroup(pgid, "SIGTERM")) {
+        groupEnded = true;
+        finish();
+        return;
+      }
+      const deadline = Date.now() + graceMs;
+      const poll = () => {
+        if (!processGroupExists(pgid)) {
+          groupEnded = true;
+          return finish();
+        }
+        if (Date.now() >= deadline) {
+          killProcessGroup(pgid, "SIGKILL");
+          // SIGKILL can't be caught or ignored: the group is ending. Zombies awaiting their reaper are not running.
+          groupEnded = true;
+          return finish();
+        }
+        timers.push(setTimeout(poll, 20));
+      };
+      timers.push(setTimeout(poll, 10));
+    };
+
+    const onAbort = () => {
+      if (exit !== undefined) return;
+      aborted = true;
+      terminateGroup();
+    };
+    options.signal?.addEventListener("abort", onAbort, { once: true });
+
+    if (options.timeoutMs !== undefined) {
+      timers.push(
+        setTimeout(() => {
+          if (exit !== undefined) return;
+          timedOut = true;
+          terminateGroup();
+        }, options.timeoutMs),
+      );
+    }
+
+    const streamClosed = () => {
+      openStreams--;
+      finish();
+    };
+    child.stdout.on("close", streamClosed);
+    child.stderr.on("close", streamClosed);
+
+    child.on("error", (error) => {
+      if (settled) return;
+      settled = true;
+      for (const timer of timers) clearTimeout(timer);
+      options.signal?.removeEventListener("abort", onAbort);
+      if (pgid !== undefined) {
+        liveGroups.delete(pgid);
+        killProcessGroup(pgid, "SIGKILL");
+      }
+      reject(new AgentError("TOOL_FAILED", `could not start the shell in ${options.cwd}: ${error.message}`, { cause: error }));
+    });
+
+    child.on("exit", (code, signal) => {
+      exit = { code, signal };
+      // The shell is gone; anything it left running in its group (background jobs, daemons) goes too.
+      terminateGroup();
+      finish();
+    });
+  });
+}

@@ -1,0 +1,60 @@
+import type { CallRecord } from "../machine/context.js";
+import type { EngineObserver } from "../machine/observe.js";
+import { JsonlWriter } from "./jsonl-writer.js";
+import { redactLine } from "./redact.js";
+
+/** One line of `.agent/audit.jsonl`: every tool call, run or not, success or failure (the seed's appendToolAudit). */
+export interface AuditLine {
+  time: string;
+  sessionId: string;
+  toolCallId: string;
+  tool: string;
+  input: unknown;
+  /** The permission decision; null for a call refused before permission was asked (unknown tool, invalid input). */
+  permission: { decision: string; by: string; rule?: string } | null;
+  ok: boolean;
+  durationMs: number;
+  error?: { code: string; message: string };
+}
+
+/** Writes an audit line for each call once its result is final (when its response's results join the conversation). */
+export function auditWriter(options: {
+  file: string;
+  secrets: readonly string[];
+  onError: (error: Error) => void;
+}): EngineObserver & { close(): void } {
+  const out = new JsonlWriter(options.file, options.onError);
+  const audited = new WeakSet<CallRecord>();
+  return {
+    state({ context, state }) {
+      if (state !== "append_tool_result" && state !== "done") return;
+      const time = new Date().toISOString();
+      for (const record of context.batch) {
+        if (!record.result || audited.has(record)) continue;
+        audited.add(record);
+        const line: AuditLine = {
+          time,
+          sessionId: context.sessionId,
+          toolCallId: record.call.id,
+          tool: record.call.name,
+          input: record.call.input,
+          permission: record.permission
+            ? { decision: record.permission.decision, by: record.permission.by, ...(record.permission.rule ? { rule: record.permission.rule } : {}) }
+            : null,
+          ok: !record.result.isError,
+          durationMs: Math.round((record.durationMs ?? 0) * 1000) / 1000,
+          ...(record.result.isError ? { error: record.error ? record.error.toJSON() : { code: errorCode(record), message: record.result.content } } : {}),
+        };
+        out.writeLine(redactLine(JSON.stringify(line), options.secrets));
+      }
+      if (state === "done") out.flush();
+    },
+    close: () => out.close(),
+  };
+}
+
+function errorCode(record: CallRecord): string {
+  if (record.status === "denied") return record.permission?.decision === "deny" ? "PERMISSION_DENIED" : "NOT_RUN";
+  if (record.status === "over_limit") return "MAX_TOOL_CALLS";
+  return "TOOL_ERROR";
+}

@@ -1,0 +1,104 @@
+import type { CallRecord } from "../machine/context.js";
+import type { StateEntered } from "../machine/observe.js";
+
+/**
+ * Builds each state's trace details: what led into the state, enough for the trace alone to explain and replay the
+ * run (docs/trace.md). A line holds what that step produced, never the whole context; each tool result appears on
+ * exactly one line (the first one after it was known).
+ */
+export class TraceDetails {
+  private readonly tracedResults = new Set<string>();
+  private readonly tracedPermissions = new Set<string>();
+
+  constructor(private readonly runOptions: Record<string, unknown>) {}
+
+  of(entered: StateEntered): Record<string, unknown> {
+    const { state, context, event } = entered;
+    const details: Record<string, unknown> = {};
+    if (state === "build_context") {
+      details.input = context.userInput;
+      details.options = this.runOptions;
+      return details;
+    }
+    if (event.type === "xstate.done.actor.callModel" && (entered.from === "call_model" || entered.from === "stream_text") && context.response) {
+      const r = context.response;
+      details.response = {
+        text: r.text,
+        toolCalls: r.toolCalls.map((raw, i) => ({
+          ...(state !== "done" && context.batch[i]?.raw === raw ? { id: context.batch[i].call.id } : {}),
+          name: raw.name,
+          arguments: raw.arguments,
+          ...(raw.providerId !== undefined ? { providerId: raw.providerId } : {}),
+        })),
+        finishReason: r.finishReason,
+        ...(r.usage ? { usage: r.usage } : {}),
+        ...(r.thinking ? { thinking: r.thinking } : {}),
+      };
+    }
+    switch (state) {
+      case "call_model":
+        details.messages = context.messages.length;
+        break;
+      case "validate_tool":
+        details.calls = context.batch.map((r) => ({ id: r.call.id, name: r.call.name, input: r.call.input }));
+        break;
+      case "ask_permission":
+        details.calls = context.batch.filter((r) => r.status === "pending").map((r) => r.call.id);
+        break;
+      case "execute_tool":
+        details.run = context.batch.filter((r) => r.status === "allowed").map((r) => r.call.id);
+        break;
+      case "recover": {
+        const errors = context.batch
+          .filter((r) => r.error)
+          .map((r) => ({ toolCallId: r.call.id, name: r.call.name, code: r.error!.code, message: r.error!.message, ...(r.fatal ? { fatal: true } : {}) }));
+        if (errors.length) details.errors = errors;
+        if (context.failure) details.error = context.failure.toJSON();
+        break;
+      }
+      case "done":
+        details.reason = context.stopReason;
+        if (context.stopError) details.error = context.stopError;
+        details.turns = context.turn;
+        details.toolCalls = context.toolCallCount;
+        details.usage = context.usage;
+        details.durationMs = entered.time - context.startedAt;
+        details.text = context.finalText;
+        break;
+      default:
+        break;
+    }
+    const permissions = this.newPermissions(context.batch);
+    if (permissions.length) details.permissions = permissions;
+    const results = this.newResults(context.batch);
+    if (results.length) details.results = results;
+    return details;
+  }
+
+  private newPermissions(batch: readonly CallRecord[]) {
+    const out = [];
+    for (const r of batch) {
+      if (!r.permission || this.tracedPermissions.has(r.call.id)) continue;
+      this.tracedPermissions.add(r.call.id);
+      out.push({ ...r.permission, name: r.call.name });
+    }
+    return out;
+  }
+
+  private newResults(batch: readonly CallRecord[]) {
+    const out = [];
+    for (const r of batch) {
+      if (!r.result || this.tracedResults.has(r.call.id)) continue;
+      this.tracedResults.add(r.call.id);
+      out.push({
+        toolCallId: r.call.id,
+        name: r.call.name,
+        content: r.result.content,
+        isError: r.result.isError,
+        ...(r.durationMs !== undefined ? { durationMs: Math.round(r.durationMs * 1000) / 1000 } : {}),
+        ...(r.error ? { error: r.error.toJSON() } : {}),
+      });
+    }
+    return out;
+  }
+}

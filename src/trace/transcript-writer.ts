@@ -1,0 +1,36 @@
+import type { EngineObserver } from "../machine/observe.js";
+import { JsonlWriter } from "./jsonl-writer.js";
+import { transcriptPath } from "./transcript.js";
+
+/**
+ * Appends the conversation's new messages to `.agent/sessions/<sessionId>.jsonl` as they join it, and the allow
+ * rules `allow_always` answers added. The system prompt is an option of each run, not part of the conversation.
+ */
+export function transcriptWriter(options: {
+  cwd: string;
+  sessionId: string;
+  onError: (error: Error) => void;
+}): EngineObserver & { close(): void } {
+  const out = new JsonlWriter(transcriptPath(options.cwd, options.sessionId), options.onError);
+  let written = -1;
+  let rules = 0;
+  return {
+    state({ context, state, event }) {
+      if (state === "build_context") return;
+      const messages = context.messages;
+      // Everything before the new user message (system prompt, loaded history) is already on record; a run whose
+      // context could not be built has nothing new.
+      if (written < 0) written = event.type === "xstate.done.actor.buildContext" ? messages.length - 1 : messages.length;
+      const time = new Date().toISOString();
+      for (; written < messages.length; written++) {
+        const message = messages[written];
+        if (message.role === "system") continue;
+        out.write({ type: "message", time, message });
+      }
+      const added = context.deps.policy?.sessionRules ?? [];
+      for (; rules < added.length; rules++) out.write({ type: "allow_rule", time, rule: added[rules] });
+      if (state === "done") out.flush();
+    },
+    close: () => out.close(),
+  };
+}
