@@ -43,6 +43,9 @@ export function observeEngine(observers: readonly EngineObserver[]): (event: Ins
   const enter = (value: unknown, context: EngineContext, event: { type: string }) => {
     const state = engineStateOf(value) as EngineStateName;
     if (state === current) return;
+    // Transitions taken while the actor starts are not reported as microsteps: an `always` that leaves the initial
+    // state at once (a run aborted before it began) would hide it.
+    if (current === undefined && state !== "build_context") enter("build_context", context, { type: "xstate.init" });
     const entered: StateEntered = { state, from: current, context, event, time: Date.now() };
     current = state;
     for (const o of observers) o.state?.(entered);

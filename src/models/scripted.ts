@@ -53,7 +53,8 @@ export function scriptedModel(steps: readonly ScriptStep[], options: { name?: st
     requests,
     stream(request, { signal }) {
       const index = requests.length;
-      requests.push(request);
+      // The engine's message list grows after the call: keep the request as it was sent.
+      requests.push({ ...request, messages: request.messages.slice() });
       return play(steps, index, request, signal);
     },
   };
