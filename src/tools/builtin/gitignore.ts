@@ -54,20 +54,6 @@ export class GitignoreRules {
     return false;
   }
 
-  /** Whether a path (absolute, under the root) or any of its parent directories is ignored. */
-  ignoresPath(absolutePath: string): boolean {
-    const relative = path.relative(this.root, absolutePath);
-    if (relative === "" || relative.startsWith("..")) return false;
-    const parts = relative.split(path.sep);
-    let dir = this.root;
-    for (let i = 0; i < parts.length; i++) {
-      const isDirectory = i < parts.length - 1 || isDirectorySync(absolutePath);
-      if (this.ignores(dir, parts[i], isDirectory)) return true;
-      dir = path.join(dir, parts[i]);
-    }
-    return false;
-  }
-
   /**
    * A file-system adapter for tinyglobby whose directory listings leave out ignored entries, so ignored folders
    * (`node_modules/`, build output) are never walked.
@@ -83,13 +69,5 @@ export class GitignoreRules {
     }) as unknown as typeof nativeFs.readdir;
     const readdirSync = ((dir: string) => filter(dir, nativeFs.readdirSync(dir, { withFileTypes: true }))) as unknown as typeof nativeFs.readdirSync;
     return { readdir, readdirSync };
-  }
-}
-
-function isDirectorySync(absolutePath: string): boolean {
-  try {
-    return nativeFs.statSync(absolutePath).isDirectory();
-  } catch {
-    return false;
   }
 }

@@ -1,3 +1,4 @@
+import { AgentError } from "../../errors/agent-error.js";
 import type { ToolContext } from "../define-tool.js";
 import type { WorkspaceRoots } from "../confine.js";
 
@@ -18,4 +19,20 @@ export function rootsOf(context: ToolContext, options: BuiltinToolOptions): Work
 /** An error result: the model sees it as a failed call and can correct itself. */
 export function failure(content: string): { content: string; isError: true } {
   return { content, isError: true };
+}
+
+/** Checks a factory's options once, when the tool is made, so a mistake shows up before any run. */
+export function checkBuiltinOptions(options: BuiltinToolOptions | undefined): BuiltinToolOptions {
+  if (options === undefined) return {};
+  if (options === null || typeof options !== "object") {
+    throw new AgentError("INVALID_OPTIONS", "built-in tool options must be an object like { additionalDirectories: [\"../shared\"] }");
+  }
+  const dirs = (options as { additionalDirectories?: unknown }).additionalDirectories;
+  if (dirs !== undefined && (!Array.isArray(dirs) || dirs.some((dir) => typeof dir !== "string" || dir === ""))) {
+    throw new AgentError(
+      "INVALID_OPTIONS",
+      `additionalDirectories must be an array of folder paths (non-empty strings), got ${JSON.stringify(dirs)}`,
+    );
+  }
+  return options;
 }

@@ -3,7 +3,7 @@ import fs from "node:fs/promises";
 import readline from "node:readline";
 import { defineTool, type ToolDefinition } from "../define-tool.js";
 import { confinePath } from "../confine.js";
-import { failure, rootsOf, type BuiltinToolOptions } from "./options.js";
+import { checkBuiltinOptions, failure, rootsOf, type BuiltinToolOptions } from "./options.js";
 import { errorCode, formatBytes, isBinaryFile } from "./text-file.js";
 
 export interface ReadFileInput {
@@ -19,6 +19,7 @@ export const MAX_LINE_CHARS = 2_000;
 
 /** `read_file { path, offset?, limit? }`: a text file's lines, numbered. Refuses binary files. */
 export function readFileTool(options: BuiltinToolOptions = {}): ToolDefinition<ReadFileInput> {
+  checkBuiltinOptions(options);
   return defineTool<ReadFileInput>({
     name: "read_file",
     description:

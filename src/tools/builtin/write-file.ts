@@ -1,0 +1,62 @@
+import fs from "node:fs/promises";
+import path from "node:path";
+import { defineTool, type ToolDefinition } from "../define-tool.js";
+import { confinePath } from "../confine.js";
+import { checkBuiltinOptions, failure, rootsOf, type BuiltinToolOptions } from "./options.js";
+import { errorCode } from "./text-file.js";
+
+export interface WriteFileInput {
+  path: string;
+  content: string;
+}
+
+/** `write_file { path, content }`: creates or overwrites a file, creating missing parent folders. */
+export function writeFileTool(options: BuiltinToolOptions = {}): ToolDefinition<WriteFileInput> {
+  checkBuiltinOptions(options);
+  return defineTool<WriteFileInput>({
+    name: "write_file",
+    description:
+      "Create a file or overwrite it completely with `content`. Missing parent folders are created. " +
+      "The path is relative to the workspace root. To change part of an existing file prefer edit_file, which " +
+      "keeps the rest of the file as it is; read a file before overwriting it.",
+    inputSchema: {
+      type: "object",
+      properties: {
+        path: { type: "string", minLength: 1, description: "File to write, relative to the workspace root." },
+        content: { type: "string", description: "The file's complete new content." },
+      },
+      required: ["path", "content"],
+      additionalProperties: false,
+    },
+    risk: "write",
+    permissionSubject: (input) => input.path,
+    permissionSubjectKind: "path",
+    async execute(input, context) {
+      const target = confinePath(input.path, rootsOf(context, options));
+      if (!target.ok) return failure(target.message);
+      let existed = false;
+      try {
+        const stat = await fs.stat(target.path);
+        if (stat.isDirectory()) return failure(`${target.display} is a directory; give the path of a file to write.`);
+        existed = true;
+      } catch (error) {
+        if (errorCode(error) !== "ENOENT") {
+          if (errorCode(error) === "ENOTDIR") return failure(`Cannot write ${target.display}: a parent of it is a file, not a folder.`);
+          throw error;
+        }
+      }
+      try {
+        await fs.mkdir(path.dirname(target.path), { recursive: true });
+        await fs.writeFile(target.path, input.content, "utf8");
+      } catch (error) {
+        const code = errorCode(error);
+        if (code === "ENOTDIR" || code === "EEXIST") return failure(`Cannot write ${target.display}: a parent of it is a file, not a folder.`);
+        if (code === "EACCES" || code === "EPERM" || code === "EROFS") return failure(`Cannot write ${target.display}: permission denied (${code}).`);
+        throw error;
+      }
+      const bytes = Buffer.byteLength(input.content, "utf8");
+      const lines = input.content === "" ? 0 : input.content.split("\n").length - (input.content.endsWith("\n") ? 1 : 0);
+      return `${existed ? "Overwrote" : "Created"} ${target.display} (${bytes} bytes, ${lines} line${lines === 1 ? "" : "s"}).`;
+    },
+  });
+}
