@@ -13,3 +13,4 @@ export type { Model, ModelRequest, ModelResponse, ModelStreamEvent, ModelCallOpt
 export type { Message, SystemMessage, UserMessage, AssistantMessage, ToolMessage, ToolCall, ToolResult, AssistantToolCall } from "./models/messages.js";
 export type { PermissionMode, PermissionOptions, PermissionRequest, PermissionAnswer, PermissionRecord, DecidedBy } from "./permissions/types.js";
 export { TRACE_VERSION, type TraceLine, type StateTraceLine, type RetryTraceLine } from "./trace/format.js";
+export type { Logger } from "./logger.js";

@@ -1,6 +1,7 @@
 import type { AnyTool } from "./tools/define-tool.js";
 import type { Model } from "./models/model.js";
 import type { PermissionOptions } from "./permissions/types.js";
+import type { Logger } from "./logger.js";
 
 /** Options of `query()`. Only `model` is required. */
 export interface QueryOptions {
@@ -23,6 +24,8 @@ export interface QueryOptions {
   /** Trace file (JSONL). Default `<cwd>/.agent/trace.jsonl`; `false` writes no trace. */
   traceFile?: string | false;
   permissions?: PermissionOptions;
+  /** Operational logs (e.g. a trace write failure). Default: pino on stderr at STATECRAFT_LOG_LEVEL (default "warn"). */
+  logger?: Logger;
 }
 
 export const DEFAULT_MAX_TURNS = 8;

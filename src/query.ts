@@ -54,7 +54,7 @@ async function* runEngine(
   control: { abort?: () => void; aborted: boolean },
 ): AsyncGenerator<AgentEvent, RunResult, undefined> {
   const { input } = prepared;
-  const logger = defaultLogger();
+  const logger = options.logger ?? defaultLogger();
   const reportWriteFailure = (error: Error) => logger.error({ err: error.message, sessionId: input.sessionId }, "statecraft: trace write failed");
   const secrets = secretValues();
 
