@@ -60,9 +60,30 @@ export function killProcessGroup(pgid: number, signal: NodeJS.Signals | 0 = "SIG
   }
 }
 
-/** Whether any process of the group is still there. */
+/**
+ * Whether any process of the group is still running. On Linux `/proc` is read, because a signal probe also counts
+ * zombies: exited processes whose reaper (in containers, often a PID 1 that never reaps) has not collected them.
+ */
 export function processGroupExists(pgid: number): boolean {
-  return killProcessGroup(pgid, 0);
+  if (!killProcessGroup(pgid, 0)) return false;
+  let pids: string[];
+  try {
+    pids = fs.readdirSync("/proc").filter((name) => /^\d+$/.test(name));
+  } catch {
+    return true;
+  }
+  for (const pid of pids) {
+    let stat: string;
+    try {
+      stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+    } catch {
+      continue;
+    }
+    // "pid (comm) state ppid pgrp …": comm may hold spaces and parentheses, so parse after the last ")".
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    if (Number(fields[2]) === pgid && fields[0] !== "Z" && fields[0] !== "X") return true;
+  }
+  return false;
 }
 
 let defaultShell: string | undefined;

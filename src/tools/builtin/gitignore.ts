@@ -54,6 +54,27 @@ export class GitignoreRules {
     return false;
   }
 
+  /** Whether `absolutePath` (a folder under the root) or a folder above it is ignored. */
+  ignoresFolder(absolutePath: string): boolean {
+    const relative = path.relative(this.root, absolutePath);
+    if (relative === "" || relative.startsWith("..") || path.isAbsolute(relative)) return false;
+    let dir = this.root;
+    for (const part of relative.split(path.sep)) {
+      if (this.ignores(dir, part, true)) return true;
+      dir = path.join(dir, part);
+    }
+    return false;
+  }
+
+  /**
+   * Rules for a search of `folder` under `root`. A folder asked for by name is searched even if it is ignored
+   * (`node_modules/some-pkg`): then only the `.gitignore` files from that folder down apply.
+   */
+  static forSearch(root: string, folder: string): GitignoreRules {
+    const rules = new GitignoreRules(root);
+    return rules.ignoresFolder(folder) ? new GitignoreRules(folder) : rules;
+  }
+
   /**
    * A file-system adapter for tinyglobby whose directory listings leave out ignored entries, so ignored folders
    * (`node_modules/`, build output) are never walked.

@@ -44,7 +44,7 @@ export function globTool(options: BuiltinToolOptions = {}): ToolDefinition<GlobI
       const { base, isDirectory } = resolved;
       if (!isDirectory) return failure(`${base.display} is a file, not a folder; give a folder as path.`);
       const { workspace } = resolveRoots(rootsOf(context, options));
-      const rules = new GitignoreRules(base.root);
+      const rules = GitignoreRules.forSearch(base.root, base.path);
       let found: string[];
       try {
         found = await findFiles(input.pattern, {
@@ -59,7 +59,6 @@ export function globTool(options: BuiltinToolOptions = {}): ToolDefinition<GlobI
         if (context.signal.aborted) return failure("glob was aborted.");
         throw error;
       }
-      // Ignore rules filter what lies below the search folder; a folder asked for by name is searched even if ignored.
       const files = found
         .map((relative) => path.join(base.path, relative))
         .filter((file) => isWithin(base.path, file))

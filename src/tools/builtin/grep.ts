@@ -74,7 +74,7 @@ export function grepTool(options: BuiltinToolOptions = {}): ToolDefinition<GrepI
         files = [base.path];
       } else {
         const filter = input.glob === undefined || input.glob === "" ? "**/*" : input.glob.includes("/") ? input.glob : `**/${input.glob}`;
-        const rules = new GitignoreRules(base.root);
+        const rules = GitignoreRules.forSearch(base.root, base.path);
         try {
           const found = await findFiles(filter, {
             cwd: base.path,
