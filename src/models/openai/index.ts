@@ -1,0 +1,2 @@
+export { openaiModel } from "./openai-model.js";
+export type { OpenAIModelOptions, OpenAIEnvironment } from "./options.js";

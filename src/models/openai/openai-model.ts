@@ -1,0 +1,85 @@
+import { AgentError } from "../../errors/agent-error.js";
+import type { Model, ModelCallOptions, ModelRequest, ModelResponse, ModelStreamEvent } from "../model.js";
+import { resolveOpenAIConfig, type OpenAIEnvironment, type OpenAIModelOptions, type ResolvedOpenAIConfig } from "./options.js";
+import { buildRequestBody } from "./request-body.js";
+import { retryDelayMs, sleep } from "./retry-policy.js";
+import { StreamAttempt } from "./stream-attempt.js";
+
+/**
+ * A model served by any OpenAI-compatible Chat Completions endpoint: OpenAI, vLLM, Ollama, llama.cpp, LM Studio,
+ * OpenRouter, DeepSeek, Groq, Together, Mistral, Azure, Gemini's compatible endpoint.
+ *
+ * ```ts
+ * const model = openaiModel({ model: "qwen2.5:7b", baseURL: "http://localhost:11434/v1" });
+ * ```
+ * Defaults come from `OPENAI_API_KEY`, `OPENAI_BASE_URL` and `STATECRAFT_MODEL`. Bad options throw `INVALID_OPTIONS`.
+ */
+export function openaiModel(options: OpenAIModelOptions = {}, env?: OpenAIEnvironment): Model {
+  return new OpenAIChatModel(resolveOpenAIConfig(options, env));
+}
+
+class OpenAIChatModel implements Model {
+  readonly name: string;
+  readonly contextWindow?: number;
+
+  constructor(private readonly config: ResolvedOpenAIConfig) {
+    this.name = config.model;
+    if (config.contextWindow !== undefined) this.contextWindow = config.contextWindow;
+  }
+
+  /**
+   * Streams one model call. Retryable failures (429, 408, 409, 5xx, dropped or stalled streams) are retried up to
+   * `maxRetries` times with backoff, each announced by a `retry` event, but never once text reached the caller
+   * (the caller would see it twice). Other failures throw an AgentError at once.
+   */
+  async *stream(request: ModelRequest, { signal }: ModelCallOptions): AsyncGenerator<ModelStreamEvent, void, undefined> {
+    const body = buildRequestBody(this.config, request);
+    for (let retry = 0; ; retry++) {
+      throwIfAborted(signal);
+      const attempt = new StreamAttempt(this.config, body, signal);
+      let textStreamed = false;
+      try {
+        for await (const event of attempt.run()) {
+          if (event.type === "text_delta") textStreamed = true;
+          yield event;
+        }
+        return;
+      } catch (thrown) {
+        throwIfAborted(signal);
+        const { error, retryAfterMs } = attempt.classify(thrown);
+        const partial = attempt.accumulator.hasOutput ? attempt.accumulator.response() : undefined;
+        if (!error.retryable || textStreamed) throw withDetails(error, { attempts: retry + 1, partial });
+        if (retry >= this.config.maxRetries) {
+          throw withDetails(error, {
+            attempts: retry + 1,
+            partial,
+            suffix: ` (gave up after ${retry + 1} attempt${retry === 0 ? "" : "s"}; maxRetries is ${this.config.maxRetries})`,
+          });
+        }
+        const delayMs = retryDelayMs(retry + 1, this.config, retryAfterMs);
+        yield { type: "retry", attempt: retry + 1, delayMs, error: { code: error.code, message: error.message } };
+        await sleep(delayMs, signal).catch(() => throwIfAborted(signal));
+      }
+    }
+  }
+}
+
+/** The caller aborted: end with its reason, as `AbortSignal.throwIfAborted` would. */
+function throwIfAborted(signal: AbortSignal): void {
+  if (!signal.aborted) return;
+  throw signal.reason ?? new DOMException("The model call was aborted", "AbortError");
+}
+
+/** The error with how many attempts were made and the output that arrived before it (the engine keeps text). */
+function withDetails(error: AgentError, details: { attempts: number; partial?: ModelResponse; suffix?: string }): AgentError {
+  return new AgentError(error.code, error.message + (details.suffix ?? ""), {
+    ...(error.status !== undefined ? { status: error.status } : {}),
+    retryable: error.retryable,
+    cause: error.cause,
+    data: {
+      ...error.data,
+      attempts: details.attempts,
+      ...(details.partial ? { partial: details.partial } : {}),
+    },
+  });
+}
