@@ -90,14 +90,21 @@ export function exitCodeOf(content: string): number | undefined {
   return match ? Number(match[1]) : undefined;
 }
 
-/** What a tool call produced, in a few words: the exit code of a command, a short message, or the size. */
+const LISTING_TOOLS = new Set(["read_file", "list_dir", "glob", "grep"]);
+
+/**
+ * What a tool call produced, in a few words: the exit code of a command, the error's first line, the size of a
+ * listing or file read, or the first line of what another tool said ("Edited a.js: replaced 1 occurrence.").
+ */
 export function toolOutcome(name: string, result: ToolResult): string {
   const exit = exitCodeOf(result.content);
   if (name === "bash" && exit !== undefined) return `exit ${exit}`;
   const lines = result.content.split("\n");
   while (lines.length > 0 && lines[lines.length - 1].trim() === "") lines.pop();
-  if (result.isError) return oneLine(lines.find((line) => line.trim() !== "") ?? "error", 90);
-  if (lines.length === 0) return "no output";
-  if (lines.length === 1 && lines[0].length <= 60) return lines[0].trim();
+  const first = lines.find((line) => line.trim() !== "");
+  if (result.isError) return oneLine(first ?? "error", 70);
+  if (first === undefined) return "no output";
+  if (lines.length === 1 && first.length <= 60) return first.trim();
+  if (!LISTING_TOOLS.has(name) && first.length <= 70) return first.trim();
   return plural(lines.length, "line");
 }

@@ -161,12 +161,9 @@ export class HumanRenderer implements Renderer {
     this.pause();
     const s = this.style;
     const mark = result.isError ? s.red("✗") : s.green("✓");
-    const width = Math.max(60, (this.stdout.columns ?? 100) - 2);
     const outcome = toolOutcome(call.name, result);
     const duration = started ? formatDuration(this.now() - started.at) : "not run";
-    const tail = ` · ${outcome} · ${duration}`;
-    const subjectRoom = Math.max(16, width - call.name.length - tail.length - 6);
-    const subject = oneLine(sanitize(toolSubject(call.name, call.input)), Math.min(subjectRoom, 72));
+    const subject = oneLine(sanitize(toolSubject(call.name, call.input)), 60);
     const outcomeText = result.isError ? s.red(outcome) : s.dim(outcome);
     this.write(`  ${mark} ${s.bold(call.name)} ${subject} ${s.dim("·")} ${outcomeText} ${s.dim(`· ${duration}`)}\n`);
     this.spinRunningTools();

@@ -81,7 +81,11 @@ describe("format", () => {
     expect(toolOutcome("bash", { content: "ok\nexit code: 0", isError: false })).toBe("exit 0");
     expect(toolOutcome("bash", { content: "boom\nexit code: 1", isError: true })).toBe("exit 1");
     expect(toolOutcome("edit_file", { content: "edited a.ts (1 replacement)", isError: false })).toBe("edited a.ts (1 replacement)");
+    expect(toolOutcome("edit_file", { content: "Edited a.ts: replaced 1 occurrence.\n  1\tx\n  2\ty", isError: false })).toBe(
+      "Edited a.ts: replaced 1 occurrence.",
+    );
     expect(toolOutcome("read_file", { content: "1\n2\n3\n", isError: false })).toBe("3 lines");
+    expect(toolOutcome("grep", { content: "a.ts:1:x\nb.ts:2:y", isError: false })).toBe("2 lines");
     expect(toolOutcome("read_file", { content: "", isError: false })).toBe("no output");
     expect(toolOutcome("nope", { content: "\nunknown tool nope; available: a, b\nmore", isError: true })).toBe("unknown tool nope; available: a, b");
   });

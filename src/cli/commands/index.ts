@@ -1,0 +1,10 @@
+import type { CliCommand } from "../context.js";
+import { chatCommand } from "./chat.js";
+import { demoCommand } from "./demo.js";
+import { runCommand } from "./run.js";
+
+/**
+ * The subcommands of `statecraft`, in the order `--help` lists them. A new command is a file in this folder that
+ * exports a `CliCommand`, added here (`trace` and `inspect` come this way).
+ */
+export const COMMANDS: readonly CliCommand[] = [runCommand, chatCommand, demoCommand];

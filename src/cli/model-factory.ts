@@ -1,0 +1,84 @@
+import { AgentError } from "../errors/agent-error.js";
+import type { Model } from "../models/model.js";
+import { openaiModel } from "../models/openai/index.js";
+import { scriptedModel } from "../models/scripted.js";
+import type { ModelChoice } from "./config.js";
+import type { Logger } from "./logger.js";
+import { UsageError } from "./usage-error.js";
+
+/** The model OpenAI itself is asked for when only OPENAI_API_KEY is set. */
+export const DEFAULT_OPENAI_MODEL = "gpt-4o-mini";
+const DISCOVERY_TIMEOUT_MS = 3_000;
+
+export interface CreatedModel {
+  model: Model;
+  /** What the model is, for the header line and logs: "gpt-4o-mini at http://…", "script case.json". */
+  description: string;
+  /** Set when the model name was not configured and was picked from the server's list. */
+  discovered?: string;
+}
+
+/**
+ * Asks an OpenAI-compatible server which models it serves (`GET /models`) and returns the first, for a local server
+ * (Ollama, llama.cpp, vLLM, LM Studio) configured with a URL but no model name. Undefined when the server can't say.
+ */
+export async function discoverModel(baseURL: string, apiKey: string | undefined, logger: Logger): Promise<string | undefined> {
+  const url = `${baseURL.replace(/\/+$/, "")}/models`;
+  try {
+    const response = await fetch(url, {
+      headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {},
+      signal: AbortSignal.timeout(DISCOVERY_TIMEOUT_MS),
+    });
+    if (!response.ok) {
+      logger.debug({ url, status: response.status }, "model list not available");
+      return undefined;
+    }
+    const body = (await response.json()) as { data?: Array<{ id?: unknown }> };
+    const first = Array.isArray(body?.data) ? body.data.find((m) => typeof m?.id === "string" && m.id !== "") : undefined;
+    return first ? (first.id as string) : undefined;
+  } catch (error) {
+    logger.debug({ url, err: (error as Error).message }, "model list not available");
+    return undefined;
+  }
+}
+
+/** Builds the model a run uses. Mistakes in the configuration (a bad script file, a bad option) are usage errors. */
+export async function createModel(choice: ModelChoice, logger: Logger): Promise<CreatedModel> {
+  try {
+    if (choice.kind === "script") {
+      return { model: scriptedModel.fromFile(choice.file), description: `script ${choice.file}` };
+    }
+    let name = choice.model;
+    let discovered: string | undefined;
+    if (name === undefined && choice.baseURL !== undefined) {
+      discovered = await discoverModel(choice.baseURL, choice.apiKey, logger);
+      if (discovered === undefined) {
+        throw new UsageError(
+          `no model name, and the server at ${choice.baseURL} did not list its models: set STATECRAFT_MODEL or pass --model <name>`,
+        );
+      }
+      name = discovered;
+      logger.info({ model: name, baseURL: choice.baseURL }, "no model named; using the server's first model");
+    }
+    name ??= DEFAULT_OPENAI_MODEL;
+    const model = openaiModel(
+      {
+        model: name,
+        ...(choice.baseURL !== undefined ? { baseURL: choice.baseURL } : {}),
+        ...(choice.apiKey !== undefined ? { apiKey: choice.apiKey } : {}),
+      },
+      // Only what was resolved above counts; the provider must not pick up other environment defaults behind our back.
+      {},
+    );
+    return {
+      model,
+      description: `${name}${choice.baseURL !== undefined ? ` at ${choice.baseURL}` : ""}`,
+      ...(discovered !== undefined ? { discovered } : {}),
+    };
+  } catch (error) {
+    if (error instanceof AgentError && (error.code === "INVALID_SCRIPT" || error.code === "INVALID_OPTIONS")) {
+      throw new UsageError(error.message);
+    }
+    throw error;
+  }
+}

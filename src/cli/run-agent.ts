@@ -1,0 +1,207 @@
+import { join } from "node:path";
+import { AgentError } from "../errors/agent-error.js";
+import type { AgentEvent } from "../events.js";
+import type { StopReason } from "../machine/stop-reasons.js";
+import type { ToolCall, ToolResult } from "../models/messages.js";
+import type { Model } from "../models/model.js";
+import { createPermissionPolicy } from "../permissions/policy.js";
+import type { PermissionAnswer, PermissionOptions, PermissionRequest } from "../permissions/types.js";
+import { query } from "../query.js";
+import type { AnyTool } from "../tools/define-tool.js";
+import type { Style } from "./colors.js";
+import type { RunSettings } from "./config.js";
+import { denialNotice } from "./denial-notice.js";
+import { EXIT_CODES, exitCodeFor } from "./exit-codes.js";
+import { listenForInterrupts } from "./interrupts.js";
+import { canAsk, type CliIO } from "./io.js";
+import type { Logger } from "./logger.js";
+import { createTerminalPrompter } from "./prompt.js";
+import type { Renderer } from "./render.js";
+import { UsageError } from "./usage-error.js";
+
+export type TurnEnd = Extract<AgentEvent, { type: "turn_end" }>;
+
+/** What a run needs beyond its prompt: the resolved settings minus the model choice, which is already a `Model`. */
+export type RunParameters = Omit<RunSettings, "model" | "configFile">;
+
+export interface ExecuteRunOptions {
+  prompt: string;
+  params: RunParameters;
+  model: Model;
+  tools: readonly AnyTool[];
+  io: CliIO;
+  renderer: Renderer;
+  /** `--json`: notices go to stderr, never stdout. */
+  json: boolean;
+  /** Style of stderr (for notices there). */
+  errStyle: Style;
+  /** Style of wherever the permission question is written (stdout for people, stderr in JSON mode). */
+  promptStyle: Style;
+  logger: Logger;
+  /**
+   * Answers permission requests instead of the person at the terminal (the demo's own policy). Without it a terminal
+   * asks y/a/n, and without a terminal a call that must be asked is denied.
+   */
+  answer?: (request: PermissionRequest) => Promise<PermissionAnswer> | PermissionAnswer;
+}
+
+export interface RunOutcome {
+  reason: StopReason;
+  exitCode: number;
+  sessionId: string;
+  /** Where the trace was written, or false. */
+  traceFile: string | false;
+  end: TurnEnd;
+}
+
+/** The trace file a run writes, as the engine resolves it. */
+export function traceFileOf(params: Pick<RunParameters, "traceFile" | "cwd">): string | false {
+  if (params.traceFile === false) return false;
+  return params.traceFile ?? join(params.cwd, ".agent", "trace.jsonl");
+}
+
+/**
+ * Runs the agent once through `query()` and renders its events. Ctrl-C (or SIGTERM) aborts the run (it ends
+ * `user_abort`, recorded in the trace); a second Ctrl-C leaves at once. Returns how the run stopped and its exit code.
+ */
+export async function executeRun(options: ExecuteRunOptions): Promise<RunOutcome> {
+  const { io, renderer, params, logger } = options;
+  const controller = new AbortController();
+  const interactive = options.answer === undefined && canAsk(io);
+  const notice = (text: string) => {
+    if (options.json) io.stderr.write(`${text}\n`);
+    else renderer.line(text);
+  };
+
+  const interrupt = () => {
+    if (controller.signal.aborted) return;
+    logger.info("interrupted: aborting the run");
+    notice(options.errStyle.yellow("interrupted: stopping the run (Ctrl-C again to quit at once)"));
+    controller.abort();
+  };
+  const prompter = interactive
+    ? createTerminalPrompter({
+        input: io.stdin,
+        output: options.json ? io.stderr : io.stdout,
+        style: options.promptStyle,
+        beforeAsk: () => renderer.pause(),
+        onInterrupt: interrupt,
+      })
+    : undefined;
+
+  const permissions: PermissionOptions = {
+    ...(params.permissions.mode !== undefined ? { mode: params.permissions.mode } : {}),
+    allow: params.permissions.allow,
+    ask: params.permissions.ask,
+    deny: params.permissions.deny,
+  };
+  if (options.answer) {
+    const answer = options.answer;
+    permissions.onAsk = async (request) => {
+      renderer.pause();
+      return answer(request);
+    };
+  } else if (prompter) {
+    permissions.onAsk = (request) => prompter.ask(request);
+  }
+
+  let run: ReturnType<typeof query>;
+  try {
+    run = query(options.prompt, {
+      model: options.model,
+      tools: options.tools,
+      cwd: params.cwd,
+      signal: controller.signal,
+      permissions,
+      logger,
+      ...(params.maxTurns !== undefined ? { maxTurns: params.maxTurns } : {}),
+      ...(params.maxToolCalls !== undefined ? { maxToolCalls: params.maxToolCalls } : {}),
+      ...(params.timeoutMs !== undefined ? { timeoutMs: params.timeoutMs } : {}),
+      ...(params.systemPrompt !== undefined ? { systemPrompt: params.systemPrompt } : {}),
+      ...(params.sessionId !== undefined ? { sessionId: params.sessionId } : {}),
+      ...(params.traceFile !== undefined ? { traceFile: params.traceFile } : {}),
+    });
+  } catch (error) {
+    if (error instanceof AgentError && error.code === "INVALID_OPTIONS") throw new UsageError(error.message.replace(/^options\./, ""));
+    throw error;
+  }
+  logger.info({ sessionId: run.sessionId, cwd: params.cwd, model: options.model.name }, "run started");
+
+  const stopListening = listenForInterrupts((count) => {
+    if (count === 1) {
+      interrupt();
+      return;
+    }
+    prompter?.cancel();
+    renderer.close();
+    io.stderr.write("statecraft: quit\n");
+    process.exit(EXIT_CODES.user_abort);
+  });
+
+  // The calls of the latest model response, to name a call denied because no one could be asked.
+  let lastBatch: Array<{ call: ToolCall; result?: ToolResult; started: boolean }> = [];
+  let end: TurnEnd | undefined;
+  try {
+    for await (const event of run) {
+      renderer.event(event);
+      if (event.type === "state" && event.state === "call_model") lastBatch = [];
+      else if (event.type === "tool_start") lastBatch.push({ call: event.call, started: true });
+      else if (event.type === "tool_result") {
+        const entry = lastBatch.find((e) => e.call.id === event.call.id);
+        if (entry) entry.result = event.result;
+        else lastBatch.push({ call: event.call, result: event.result, started: false });
+      } else if (event.type === "turn_end") end = event;
+      if (event.type !== "text_delta" && event.type !== "thinking_delta") logger.debug({ event: event.type, ...summary(event) }, "event");
+    }
+  } finally {
+    stopListening();
+    prompter?.cancel();
+    renderer.close();
+  }
+  if (!end) throw new Error("the run ended without a turn_end event");
+  logger.info({ reason: end.reason, sessionId: end.sessionId, turns: end.turns, toolCalls: end.toolCalls }, "run finished");
+
+  if (end.reason === "permission_denied" && !interactive && options.answer === undefined) {
+    const denied = unaskedDenial(lastBatch, options.tools, permissions);
+    if (denied) io.stderr.write(`${denialNotice(denied.call, denied.risk)}\n`);
+  }
+  return { reason: end.reason, exitCode: exitCodeFor(end.reason), sessionId: end.sessionId, traceFile: traceFileOf(params), end };
+}
+
+/**
+ * The call of the last response that was denied only because it needed asking and nobody could be asked (the policy
+ * says "ask"), as opposed to a deny rule or the plan mode, which no flag of this run would have changed.
+ */
+function unaskedDenial(
+  batch: ReadonlyArray<{ call: ToolCall; result?: ToolResult; started: boolean }>,
+  tools: readonly AnyTool[],
+  permissions: PermissionOptions,
+): { call: ToolCall; risk: AnyTool["risk"] } | undefined {
+  const policy = createPermissionPolicy(permissions);
+  for (const entry of batch) {
+    if (entry.started || !entry.result?.isError || !entry.result.content.startsWith("Permission denied")) continue;
+    const tool = tools.find((t) => t.name === entry.call.name);
+    if (!tool) continue;
+    if (policy.evaluate(tool, entry.call.input).kind === "ask") return { call: entry.call, risk: tool.risk };
+  }
+  return undefined;
+}
+
+/** A few identifying fields of an event for debug logs (never tool output or file contents). */
+function summary(event: AgentEvent): Record<string, unknown> {
+  switch (event.type) {
+    case "state":
+      return { state: event.state, turn: event.turn };
+    case "tool_start":
+    case "permission_request":
+      return { tool: event.call.name, toolCallId: event.call.id };
+    case "tool_result":
+      return { tool: event.call.name, toolCallId: event.call.id, isError: event.result.isError };
+    case "retry":
+      return { attempt: event.attempt, delayMs: event.delayMs, code: event.error.code };
+    case "turn_end":
+      return { reason: event.reason };
+    default:
+      return {};
+  }
+}
