@@ -1,7 +1,7 @@
 // Builds dist/ from src/: the TypeScript compile, then the non-TypeScript assets a built package needs
 // (the demo's sample project, the inspector's page). Runs on `npm install`/`npm ci` through "prepare".
 import { execFileSync } from "node:child_process";
-import { chmodSync, cpSync, existsSync, rmSync } from "node:fs";
+import { chmodSync, cpSync, existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -10,7 +10,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const require = createRequire(import.meta.url);
 const tsc = require.resolve("typescript/bin/tsc");
 
-rmSync(join(root, "dist"), { recursive: true, force: true });
+// No clean first: tsc overwrites what it emits, and a build never pulls dist/ from under a process using it.
 execFileSync(process.execPath, [tsc, "-p", join(root, "tsconfig.json")], { stdio: "inherit", cwd: root });
 
 // Asset folders copied as they are; each is optional so a partial tree still builds.

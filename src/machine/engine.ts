@@ -83,6 +83,7 @@ export const engineMachine = setup({
     fatalToolError: ({ context }) => fatalToolError(context),
     runFailed: ({ context }) => runFailed(context),
     permissionDenied: ({ event }) => permissionDenied(decisionsOutput(event)),
+    isTextDelta: ({ event }) => event.type === "model.stream" && event.event.type === "text_delta",
   },
   actions: {
     storeBuiltContext: assign(({ context, event }) => {
@@ -216,7 +217,7 @@ export const engineMachine = setup({
       initial: "call_model",
       states: {
         call_model: {
-          on: { "model.stream": [{ guard: ({ event }) => event.event.type === "text_delta", target: "stream_text", actions: "relayModelStream" }, { actions: "relayModelStream" }] },
+          on: { "model.stream": [{ guard: "isTextDelta", target: "stream_text", actions: "relayModelStream" }, { actions: "relayModelStream" }] },
         },
         stream_text: {
           on: { "model.stream": { actions: "relayModelStream" } },
