@@ -1,39 +1,116 @@
+import { AgentError } from "../errors/agent-error.js";
 import type { AnyTool } from "../tools/define-tool.js";
-import type { PermissionOptions, PermissionPolicy, PolicyVerdict } from "./types.js";
+import { allowingRules, matchesAnyPart } from "./match.js";
+import { checkMode, modeVerdict, planModeDenial } from "./modes.js";
+import { escapeGlob, escapeWildcard, parseRule, type PermissionRule } from "./rules.js";
+import { describeSubject, subjectOf, type RuleSubject } from "./subject.js";
+import type { PermissionOptions, PermissionPolicy, PolicyContext, PolicyVerdict } from "./types.js";
+
+const OPTION_KEYS = ["mode", "allow", "ask", "deny", "onAsk"];
+
+function parseRules(list: unknown, where: string): PermissionRule[] {
+  if (list === undefined) return [];
+  if (!Array.isArray(list)) {
+    throw new AgentError("INVALID_OPTIONS", `${where} must be an array of rules like ["bash(npm test)", "write_file(src/**)"], got ${JSON.stringify(list)}`);
+  }
+  return list.map((text, index) => parseRule(text, `${where}[${index}]`));
+}
+
+function checkOptions(options: unknown): PermissionOptions {
+  if (options === undefined || options === null) return {};
+  if (typeof options !== "object" || Array.isArray(options)) {
+    throw new AgentError("INVALID_OPTIONS", `permissions must be an object { mode, allow, ask, deny, onAsk }, got ${JSON.stringify(options)}`);
+  }
+  for (const key of Object.keys(options)) {
+    if (!OPTION_KEYS.includes(key)) {
+      throw new AgentError("INVALID_OPTIONS", `permissions.${key} is not an option; the options are ${OPTION_KEYS.join(", ")}`);
+    }
+  }
+  const onAsk = (options as PermissionOptions).onAsk;
+  if (onAsk !== undefined && typeof onAsk !== "function") {
+    throw new AgentError("INVALID_OPTIONS", "permissions.onAsk must be a function (request) => \"allow\" | \"deny\" | \"allow_always\"");
+  }
+  return options as PermissionOptions;
+}
+
+/** `bash "git push"`, `write_file src/a.ts`: a call in words, for reasons. */
+function callInWords(tool: AnyTool, subject: RuleSubject): string {
+  const text = describeSubject(subject);
+  if (text === undefined) return tool.name;
+  const short = text.length > 200 ? `${text.slice(0, 200)}…` : text;
+  return subject.kind === "path" ? `${tool.name} on ${short}` : `${tool.name} ${JSON.stringify(short)}`;
+}
+
+/** The rule an `allow_always` answer stands for: this tool and exactly this subject. */
+function exactRule(tool: AnyTool, subject: RuleSubject): string {
+  switch (subject.kind) {
+    case "none":
+      return tool.name;
+    case "text":
+      return `${tool.name}(${escapeWildcard(subject.text)})`;
+    case "command":
+      return `${tool.name}(${escapeWildcard(subject.command.source)})`;
+    case "path": {
+      const relative = subject.real.relative;
+      if (relative === ".") return `${tool.name}(.)`;
+      // `./` anchors at the workspace root: a bare name would match that name in every folder.
+      return relative !== undefined ? `${tool.name}(./${escapeGlob(relative)})` : `${tool.name}(${escapeGlob(subject.real.absolute)})`;
+    }
+  }
+}
 
 /**
- * The permission policy of a run: rules first (deny, ask, allow), then the mode.
- * `sessionRules` are allow rules earlier `allow_always` answers added in this session.
+ * The permission policy of a run. Precedence: deny rules, then `plan` mode's read-only limit, then ask rules, then
+ * allow rules, then the mode. `sessionRules` are allow rules earlier `allow_always` answers of this session added;
+ * `context.cwd` is the workspace path rules are relative to (default `process.cwd()`). Invalid options throw
+ * `INVALID_OPTIONS` naming the rule and the syntax.
  */
-export function createPermissionPolicy(options: PermissionOptions = {}, sessionRules: readonly string[] = []): PermissionPolicy {
-  const mode = options.mode ?? "default";
-  const deny = [...(options.deny ?? [])];
-  const ask = [...(options.ask ?? [])];
-  const allow = [...(options.allow ?? []), ...sessionRules];
+export function createPermissionPolicy(
+  options: PermissionOptions = {},
+  sessionRules: readonly string[] = [],
+  context: PolicyContext = {},
+): PermissionPolicy {
+  const checked = checkOptions(options);
+  const mode = checkMode(checked.mode);
+  const deny = parseRules(checked.deny, "permissions.deny");
+  const ask = parseRules(checked.ask, "permissions.ask");
+  const allow = [...parseRules(checked.allow, "permissions.allow"), ...parseRules(sessionRules, "session allow rules")];
   const added: string[] = [];
+  const cwdOf = (override?: PolicyContext) => override?.cwd ?? context.cwd ?? process.cwd();
 
-  const evaluate = (tool: AnyTool, _input: unknown): PolicyVerdict => {
-    const denied = deny.find((rule) => rule === tool.name);
-    if (denied) return { kind: "deny", by: "rule", rule: denied, reason: `denied by rule ${denied}` };
-    const asked = ask.find((rule) => rule === tool.name);
-    if (asked) return { kind: "ask", reason: `rule ${asked} asks for ${tool.name}`, rule: asked };
-    const allowed = allow.find((rule) => rule === tool.name);
-    if (allowed) return { kind: "allow", by: "rule", rule: allowed };
-    if (mode === "bypassPermissions") return { kind: "allow", by: "mode" };
-    if (tool.risk === "read") return { kind: "allow", by: "mode" };
-    if (mode === "plan") return { kind: "deny", by: "mode", reason: `plan mode allows read-only tools; ${tool.name} is ${tool.risk}` };
-    if (mode === "acceptEdits" && tool.risk === "write") return { kind: "allow", by: "mode" };
-    return { kind: "ask", reason: `${tool.name} is a ${tool.risk} tool and mode ${mode} asks for it` };
+  const evaluate = (tool: AnyTool, input: unknown, override?: PolicyContext): PolicyVerdict => {
+    const subject = subjectOf(tool, input, cwdOf(override));
+    const subjectText = describeSubject(subject);
+    const about = subjectText === undefined ? {} : { subject: subjectText };
+
+    const denied = deny.find((rule) => matchesAnyPart(rule, tool.name, subject));
+    if (denied) {
+      return { kind: "deny", by: "rule", rule: denied.text, reason: `${callInWords(tool, subject)} is denied by rule ${denied.text}`, ...about };
+    }
+    const planDenial = planModeDenial(mode, tool);
+    if (planDenial) return { ...planDenial, ...about };
+    const asked = ask.find((rule) => matchesAnyPart(rule, tool.name, subject));
+    if (asked) return { kind: "ask", rule: asked.text, reason: `rule ${asked.text} asks before ${callInWords(tool, subject)}`, ...about };
+    const allowed = allowingRules(allow, tool.name, subject);
+    if (allowed) {
+      const texts = allowed.map((rule) => rule.text);
+      return { kind: "allow", by: "rule", rule: texts.join(", "), ...(texts.length > 1 ? { rules: texts } : {}), ...about };
+    }
+    const verdict = modeVerdict(mode, tool);
+    if (verdict.kind === "ask") return { ...verdict, reason: `${callInWords(tool, subject)}: ${verdict.reason}`, ...about };
+    return { ...verdict, ...about };
   };
 
   return {
     mode,
     evaluate,
-    rememberAllow(tool) {
-      const rule = tool.name;
-      allow.push(rule);
-      added.push(rule);
-      return rule;
+    rememberAllow(tool, input, override) {
+      const text = exactRule(tool, subjectOf(tool, input, cwdOf(override)));
+      if (!allow.some((rule) => rule.text === text)) {
+        allow.push(parseRule(text, "allow_always rule"));
+        added.push(text);
+      }
+      return text;
     },
     get sessionRules() {
       return added;

@@ -42,18 +42,37 @@ export interface PermissionRecord {
   input?: unknown;
 }
 
-/** What the policy says before anyone is asked. */
+/**
+ * What the policy says before anyone is asked. `rule` is the text of the rule that decided; `subject` what the
+ * rules were matched against (the command, the workspace-relative path), when the tool has one.
+ */
 export type PolicyVerdict =
-  | { kind: "allow"; by: "rule" | "mode"; rule?: string }
-  | { kind: "deny"; by: "rule" | "mode"; rule?: string; reason: string }
-  | { kind: "ask"; reason: string; rule?: string };
+  | {
+      kind: "allow";
+      by: "rule" | "mode";
+      rule?: string;
+      /** When a compound command was allowed part by part: every allow rule that matched a part. */
+      rules?: string[];
+      subject?: string;
+    }
+  | { kind: "deny"; by: "rule" | "mode"; rule?: string; reason: string; subject?: string }
+  | { kind: "ask"; reason: string; rule?: string; subject?: string };
+
+/** Where the policy runs: the workspace root that path rules are relative to. */
+export interface PolicyContext {
+  /** The run's `cwd`. Default `process.cwd()` at evaluation time. */
+  cwd?: string;
+}
 
 export interface PermissionPolicy {
   readonly mode: PermissionMode;
-  /** Decides a call from rules and mode alone; never asks anyone. */
-  evaluate(tool: AnyTool, input: unknown): PolicyVerdict;
+  /**
+   * Decides a call from rules and mode alone; never asks anyone. Precedence: deny rules, then (in `plan` mode)
+   * the read-only limit, then ask rules, then allow rules, then the mode. `context` overrides the policy's own.
+   */
+  evaluate(tool: AnyTool, input: unknown, context?: PolicyContext): PolicyVerdict;
   /** Adds the allow rule an `allow_always` answer stands for (this tool, this exact subject); returns its text. */
-  rememberAllow(tool: AnyTool, input: unknown): string;
+  rememberAllow(tool: AnyTool, input: unknown, context?: PolicyContext): string;
   /** Rules added by `allow_always` so far (to persist with the session). */
   readonly sessionRules: readonly string[];
 }
