@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { ModelStreamEvent } from "../../../src/models/model.js";
 import { openaiModel } from "../../../src/models/openai/index.js";
 import type { OpenAIModelOptions } from "../../../src/models/openai/index.js";
 import { retryAfterMs, retryDelayMs } from "../../../src/models/openai/retry-policy.js";
@@ -17,8 +18,10 @@ function model(options: OpenAIModelOptions = {}) {
   return openaiModel({ model: "test-model", baseURL: server.baseURL, retryBaseDelayMs: 20, ...options }, {});
 }
 
-function retries(events: { type: string }[]) {
-  return events.filter((e) => e.type === "retry");
+type RetryEvent = Extract<ModelStreamEvent, { type: "retry" }>;
+
+function retries(events: readonly ModelStreamEvent[]): RetryEvent[] {
+  return events.filter((e): e is RetryEvent => e.type === "retry");
 }
 
 describe("retryable failures are retried with backoff, each announced", () => {
@@ -38,7 +41,7 @@ describe("retryable failures are retried with backoff, each announced", () => {
       delayMs: 1000,
       error: { code: "MODEL_ERROR", message: expect.stringContaining("HTTP 429") },
     });
-    expect((retry as { error: { message: string } }).error.message).toContain("Rate limit reached for requests");
+    expect(retry.error.message).toContain("Rate limit reached for requests");
     // Honouring Retry-After is the behaviour under test: the second request came no sooner.
     expect(elapsed).toBeGreaterThanOrEqual(990);
     // The retry event comes before any output of the successful attempt.
@@ -63,7 +66,7 @@ describe("retryable failures are retried with backoff, each announced", () => {
     expect(result.response?.text).toBe("recovered");
     expect(result.text).toBe("recovered");
     expect(server.chatRequests).toHaveLength(2);
-    const [retry] = retries(result.events) as { attempt: number; delayMs: number; error: { code: string; message: string } }[];
+    const [retry] = retries(result.events);
     expect(retry.attempt).toBe(1);
     expect(retry.error.code).toBe("MODEL_ERROR");
     expect(retry.error.message).toContain("HTTP 500");
@@ -90,7 +93,7 @@ describe("retryable failures are retried with backoff, each announced", () => {
     expect(result.response?.text).toBe("second try");
     expect(result.text).toBe("second try");
     expect(server.chatRequests).toHaveLength(2);
-    const [retry] = retries(result.events) as { error: { message: string } }[];
+    const [retry] = retries(result.events);
     expect(retry.error.message).toContain("dropped");
   });
 
@@ -113,7 +116,7 @@ describe("retryable failures are retried with backoff, each announced", () => {
     const result = await collect(model({ idleTimeoutMs: 200 }));
     expect(Date.now() - started).toBeGreaterThanOrEqual(195);
     expect(result.response?.text).toBe("unstuck");
-    const [retry] = retries(result.events) as { error: { message: string } }[];
+    const [retry] = retries(result.events);
     expect(retry.error.message).toContain("idleTimeoutMs");
     expect(retry.error.message).toContain("200 ms");
   });
@@ -248,7 +251,7 @@ describe("failures that a retry cannot fix end the call at once", () => {
     const result = await collect(model({ maxRetries: 2 }));
     expect(server.chatRequests).toHaveLength(3);
     expect(retries(result.events)).toMatchObject([{ attempt: 1 }, { attempt: 2 }]);
-    const [first, second] = retries(result.events) as { delayMs: number }[];
+    const [first, second] = retries(result.events);
     // Exponential: the second wait is about twice the first (each with up to 25 % jitter).
     expect(first.delayMs).toBeLessThanOrEqual(20);
     expect(second.delayMs).toBeGreaterThanOrEqual(30);
