@@ -54,9 +54,9 @@ export interface RunSettings {
 /** The exact message when no model is configured anywhere (exit 2). */
 export const NO_MODEL_MESSAGE = [
   "statecraft: no model configured. Set one of:",
-  "  OPENAI_API_KEY=<key>          use OpenAI (pick the model with STATECRAFT_MODEL or --model)",
+  "  OPENAI_API_KEY=<key>          use OpenAI (choose the model with STATECRAFT_MODEL or --model)",
   "  OPENAI_BASE_URL=<url>         an OpenAI-compatible server, e.g. http://localhost:11434/v1 for Ollama,",
-  "                                with STATECRAFT_MODEL=<model name> (or --base-url and --model)",
+  "                                and STATECRAFT_MODEL=<model name> (or --base-url and --model)",
   "  --model script:<file>         a scripted model: a JSON file of steps, no network",
   `  or "model" / "baseUrl" in ${CONFIG_FILE_NAME} in the working folder.`,
   "To see statecraft work offline first, run: statecraft demo",

@@ -14,8 +14,8 @@ export interface CreatedModel {
   model: Model;
   /** What the model is, for the header line and logs: "gpt-4o-mini at http://…", "script case.json". */
   description: string;
-  /** Set when the model name was not configured and was picked from the server's list. */
-  discovered?: string;
+  /** Set when no model name was configured: picked from the server's model list, or the default name. */
+  nameFrom?: "server" | "default";
 }
 
 /**
@@ -52,14 +52,14 @@ export async function createModel(choice: ModelChoice, logger: Logger): Promise<
     let discovered: string | undefined;
     if (name === undefined && choice.baseURL !== undefined) {
       discovered = await discoverModel(choice.baseURL, choice.apiKey, logger);
-      if (discovered === undefined) {
-        throw new UsageError(
-          `no model name, and the server at ${choice.baseURL} did not list its models: set STATECRAFT_MODEL or pass --model <name>`,
-        );
+      if (discovered !== undefined) {
+        name = discovered;
+        logger.info({ model: name, baseURL: choice.baseURL }, "no model named; using the server's first model");
+      } else {
+        logger.warn({ model: DEFAULT_OPENAI_MODEL, baseURL: choice.baseURL }, "no model named and the server lists none; trying the default (set STATECRAFT_MODEL)");
       }
-      name = discovered;
-      logger.info({ model: name, baseURL: choice.baseURL }, "no model named; using the server's first model");
     }
+    const defaulted = name === undefined;
     name ??= DEFAULT_OPENAI_MODEL;
     const model = openaiModel(
       {
@@ -73,7 +73,7 @@ export async function createModel(choice: ModelChoice, logger: Logger): Promise<
     return {
       model,
       description: `${name}${choice.baseURL !== undefined ? ` at ${choice.baseURL}` : ""}`,
-      ...(discovered !== undefined ? { discovered } : {}),
+      ...(discovered !== undefined ? { nameFrom: "server" as const } : defaulted ? { nameFrom: "default" as const } : {}),
     };
   } catch (error) {
     if (error instanceof AgentError && (error.code === "INVALID_SCRIPT" || error.code === "INVALID_OPTIONS")) {

@@ -1,6 +1,6 @@
 import { InvalidArgumentError, Option, type Command } from "commander";
 import { PERMISSION_MODES, type PermissionMode } from "../permissions/types.js";
-import { LOG_LEVELS } from "./logger.js";
+import { LOG_LEVELS } from "./log-levels.js";
 
 /** The flags `run` and `chat` share (and `trace fork`, which continues a run), as commander parses them. */
 export interface RunFlags {

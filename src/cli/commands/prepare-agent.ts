@@ -39,7 +39,9 @@ export function headerLine(style: Style, prepared: PreparedAgent): string {
   const { settings, created } = prepared;
   const parts = [
     "statecraft",
-    `model ${created.description}${created.discovered !== undefined ? " (the server's first model; set STATECRAFT_MODEL to choose)" : ""}`,
+    `model ${created.description}${
+      created.nameFrom === "server" ? " (the server's first model; set STATECRAFT_MODEL to choose)" : created.nameFrom === "default" ? " (the default; set STATECRAFT_MODEL to choose)" : ""
+    }`,
     `cwd ${settings.cwd}`,
     `permissions ${settings.permissions.mode ?? "default"}`,
   ];

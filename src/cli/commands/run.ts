@@ -1,45 +1,7 @@
 import type { Command } from "commander";
 import type { CliCommand, CliContext } from "../context.js";
-import { setupOutput } from "../context.js";
-import { readPrompt } from "../read-prompt.js";
-import { HumanRenderer, JsonRenderer } from "../render.js";
-import { executeRun } from "../run-agent.js";
-import { addRunFlags, type RunFlags } from "../run-flags.js";
-import { headerLine, prepareAgent } from "./prepare-agent.js";
-
-interface RunCommandFlags extends RunFlags {
-  json?: boolean;
-  color?: boolean;
-}
-
-/** `statecraft run [prompt...]`: one agent run in --cwd with the built-in tools; the exit code says how it stopped. */
-export async function runAction(promptArgs: string[], flags: RunCommandFlags, context: CliContext): Promise<number> {
-  const { io } = context;
-  const output = setupOutput(io, flags);
-  // Configuration first: with no model the command fails at once, before waiting for a prompt on stdin.
-  const prepared = await prepareAgent(flags, io, output.logger);
-  const prompt = await readPrompt(promptArgs, io.stdin);
-  const json = flags.json === true;
-  const onTerminal = io.stdout.isTTY === true;
-  const renderer = json
-    ? new JsonRenderer(io.stdout)
-    : new HumanRenderer(io.stdout, { style: output.out, spinner: onTerminal, thinking: onTerminal });
-  if (!json && onTerminal) io.stdout.write(`${headerLine(output.out, prepared)}\n`);
-  const outcome = await executeRun({
-    prompt,
-    params: prepared.params,
-    model: prepared.created.model,
-    tools: prepared.tools,
-    io,
-    renderer,
-    json,
-    errStyle: output.err,
-    promptStyle: json ? output.err : output.out,
-    logger: output.logger,
-  });
-  if (!json && outcome.traceFile !== false) io.stdout.write(`${output.out.dim(`trace: ${outcome.traceFile}`)}\n`);
-  return outcome.exitCode;
-}
+import { addRunFlags } from "../run-flags.js";
+import type { RunCommandFlags } from "./run-action.js";
 
 export const runCommand: CliCommand = {
   name: "run",
@@ -66,6 +28,7 @@ export const runCommand: CliCommand = {
         ].join("\n"),
       )
       .action(async (promptArgs: string[], flags: RunCommandFlags, cmd: Command) => {
+        const { runAction } = await import("./run-action.js");
         context.exitCode = await runAction(promptArgs, { ...cmd.optsWithGlobals(), ...flags }, context);
       });
   },

@@ -1,0 +1,132 @@
+import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { stripAnsi } from "../../../src/cli/colors.js";
+
+/** The built command line, as the package's "bin" runs it (test/global-setup.ts builds dist/ once). */
+export const CLI = fileURLToPath(new URL("../../../dist/cli/main.js", import.meta.url));
+
+/** Variables that would change what the CLI does; tests start from an environment without them. */
+const CONTROLLED = ["OPENAI_API_KEY", "OPENAI_BASE_URL", "STATECRAFT_MODEL", "STATECRAFT_LOG_LEVEL", "NO_COLOR", "FORCE_COLOR", "TMPDIR"];
+
+export function cliEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const name of CONTROLLED) delete env[name];
+  for (const [name, value] of Object.entries(extra)) {
+    if (value === undefined) delete env[name];
+    else env[name] = value;
+  }
+  return env;
+}
+
+/** A real temporary folder, removed by `cleanup()`. */
+export function makeTempDir(prefix = "statecraft-cli-"): string {
+  return realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+}
+
+export function removeDir(dir: string): void {
+  rmSync(dir, { recursive: true, force: true });
+}
+
+export interface CliResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface CliOptions {
+  cwd: string;
+  env?: Record<string, string | undefined>;
+  /** Written to stdin, which is then closed. Without it stdin is closed at once (like `< /dev/null`). */
+  input?: string;
+  /** Leave stdin open (nothing written): proves a command does not wait for it. */
+  keepStdinOpen?: boolean;
+}
+
+/** A running CLI process with its output so far. */
+export class CliProcess {
+  stdout = "";
+  stderr = "";
+  readonly done: Promise<CliResult>;
+  private waiters: Array<() => void> = [];
+
+  constructor(readonly child: ChildProcessWithoutNullStreams) {
+    child.stdout.setEncoding("utf8");
+    child.stderr.setEncoding("utf8");
+    child.stdout.on("data", (text: string) => {
+      this.stdout += text;
+      this.notify();
+    });
+    child.stderr.on("data", (text: string) => {
+      this.stderr += text;
+      this.notify();
+    });
+    this.done = new Promise((resolve) => {
+      child.on("close", (code, signal) => {
+        this.notify();
+        resolve({ code, signal, stdout: this.stdout, stderr: this.stderr });
+      });
+    });
+  }
+
+  /** Output as a person sees it: colours removed, terminal line endings made plain. */
+  get screen(): string {
+    return stripAnsi(this.stdout).replace(/\r\n/g, "\n");
+  }
+
+  /** Resolves once `pattern` shows up on stdout (after removing colours), or rejects when the process ends first. */
+  async waitFor(pattern: RegExp | string, stream: "stdout" | "stderr" = "stdout"): Promise<void> {
+    const seen = () => {
+      const text = stream === "stdout" ? this.screen : this.stderr;
+      return typeof pattern === "string" ? text.includes(pattern) : pattern.test(text);
+    };
+    let ended = false;
+    void this.done.then(() => (ended = true));
+    while (!seen()) {
+      if (ended) throw new Error(`process ended before ${String(pattern)} appeared.\nstdout:\n${this.stdout}\nstderr:\n${this.stderr}`);
+      await new Promise<void>((resolve) => this.waiters.push(resolve));
+    }
+  }
+
+  write(text: string): void {
+    this.child.stdin.write(text);
+  }
+
+  private notify(): void {
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const wake of waiters) wake();
+  }
+}
+
+/** Starts `statecraft <args>` with pipes for stdin, stdout and stderr (no terminal). */
+export function startCli(args: readonly string[], options: CliOptions): CliProcess {
+  const child = spawn(process.execPath, [CLI, ...args], { cwd: options.cwd, env: cliEnv(options.env), stdio: "pipe" });
+  const proc = new CliProcess(child);
+  if (options.input !== undefined) child.stdin.end(options.input);
+  else if (!options.keepStdinOpen) child.stdin.end();
+  return proc;
+}
+
+/** Runs `statecraft <args>` to the end. */
+export function runCli(args: readonly string[], options: CliOptions): Promise<CliResult> {
+  return startCli(args, options).done;
+}
+
+function shellWord(word: string): string {
+  return `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * Starts `statecraft <args>` on a pseudo-terminal, through util-linux `script` (always on Debian): the CLI sees a
+ * TTY on stdin and stdout, keys written with `write()` are typed on it ("\u0003" is Ctrl-C, delivered as SIGINT
+ * by the terminal unless the program reads raw keys), and `script -e` exits with the CLI's exit code.
+ */
+export function startCliOnTerminal(args: readonly string[], options: Omit<CliOptions, "input" | "keepStdinOpen">): CliProcess {
+  const command = ["stty cols 120 rows 40 2>/dev/null;", "exec", shellWord(process.execPath), shellWord(CLI), ...args.map(shellWord)].join(" ");
+  const child = spawn("script", ["-qfec", command, "/dev/null"], { cwd: options.cwd, env: cliEnv(options.env), stdio: "pipe" });
+  return new CliProcess(child);
+}
