@@ -47,8 +47,10 @@ export interface ChartEdge {
   kind: ChartEdgeKind;
   /** The event descriptor as the machine knows it (`""` for `always`, the `xstate.after.…` event for `after`). */
   event: string;
-  /** The arrow's label: event, delay or actor, and guard. */
+  /** What the diagram writes on the arrow, kept short: the event (or `after …`, `done`, `error`) and the guard; eventless arrows show their guard only. */
   label: string;
+  /** The arrow in full words (`done: callModel [modelRequestedTools]`, `always [batchHasErrors]`). */
+  title: string;
   /** The guard in words (`turnsExhausted`, `a && b`, `!c`). */
   guard?: string;
   /** The delay of an `after` transition: milliseconds or a named delay. */
@@ -204,7 +206,7 @@ class ChartBuilder {
     if (node.type === "compound" && children.length > 0) {
       const initial = node.initial?.target?.[0] as AnyStateNode | undefined;
       const target = initial ? this.byNode.get(initial) : undefined;
-      if (target) this.arrow(indent, "[*]", target.id, { from: "[*]", to: target.name, kind: "initial", event: "", label: "" });
+      if (target) this.arrow(indent, "[*]", target.id, { from: "[*]", to: target.name, kind: "initial", event: "", label: "", title: `initial state of ${node === this.root ? "the machine" : this.byNode.get(node)!.name}` });
     }
     // The children's transitions, a compound child's own included (its arrows leave its box or start from its
     // "any state" node); the machine's own transitions start from the top "any state" node.
@@ -213,7 +215,7 @@ class ChartBuilder {
     for (const child of children) {
       if (child.type === "final") {
         const state = this.byNode.get(child)!;
-        this.arrow(indent, state.id, "[*]", { from: state.name, to: "[*]", kind: "final", event: "", label: "" });
+        this.arrow(indent, state.id, "[*]", { from: state.name, to: "[*]", kind: "final", event: "", label: "", title: `${state.name} is final` });
       }
     }
   }
@@ -238,13 +240,14 @@ class ChartBuilder {
         const guard = t.guard === undefined ? undefined : guardText(t.guard);
         if (guard !== undefined && !this.guards.includes(guard)) this.guards.push(guard);
         const kind = edgeKind(t.eventType, node);
-        const label = edgeLabel(kind, t.eventType, t.delay, node) + (guard !== undefined ? ` [${guard}]` : "");
+        const withGuard = (text: string) => [text, guard !== undefined ? `[${guard}]` : ""].filter(Boolean).join(" ");
         this.arrow(indent, from.id, to.id, {
           from: from.name,
           to: to.name,
           kind,
           event: t.eventType,
-          label,
+          label: withGuard(kind === "always" ? "" : kind === "done" || kind === "error" || kind === "snapshot" ? kind : edgeTitle(kind, t.eventType, t.delay, node)),
+          title: withGuard(edgeTitle(kind, t.eventType, t.delay, node)),
           ...(guard !== undefined ? { guard } : {}),
           ...(t.delay !== undefined ? { delay: t.delay } : {}),
         });
@@ -289,7 +292,7 @@ function edgeKind(eventType: string, node: AnyStateNode): ChartEdgeKind {
   return "event";
 }
 
-function edgeLabel(kind: ChartEdgeKind, eventType: string, delay: number | string | undefined, node: AnyStateNode): string {
+function edgeTitle(kind: ChartEdgeKind, eventType: string, delay: number | string | undefined, node: AnyStateNode): string {
   switch (kind) {
     case "always":
       return "always";

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defineTool, query, scriptedModel } from "../../src/index.js";
 import { startInspector, type Inspector } from "../../src/inspect/server.js";
 import { collect, readJsonl, removeDir, tempDir } from "../support/engine.js";
-import { foreignRequests, openBrowser, screenshot, type Browser } from "../inspect/support/browser.js";
+import { BROWSER_TEST_TIMEOUT, foreignRequests, openBrowser, screenshot, WAIT, type Browser } from "../inspect/support/browser.js";
 
 const echo = defineTool({
   name: "echo",
@@ -49,7 +49,7 @@ beforeAll(async () => {
   }
   inspector = await startInspector({ traceFile });
   browser = await openBrowser();
-});
+}, BROWSER_TEST_TIMEOUT);
 
 afterAll(async () => {
   await browser?.close();
@@ -57,13 +57,13 @@ afterAll(async () => {
   removeDir(cwd);
 });
 
-describe("inspector: trace mode", () => {
+describe("inspector: trace mode", { timeout: BROWSER_TEST_TIMEOUT }, () => {
   it("loads a trace given on the command line, offers its sessions, and the scrubber reaches every transition", async () => {
     expect(sessions.size).toBe(2);
     const { page } = browser;
     await page.goto(inspector.url);
     const picker = page.getByRole("combobox", { name: "session" });
-    await expect.poll(() => picker.locator("option").count()).toBe(2);
+    await expect.poll(() => picker.locator("option").count(), WAIT).toBe(2);
 
     const scrubber = page.getByRole("slider", { name: "scrubber" });
     const selected = page.getByTestId("selected");
@@ -72,14 +72,14 @@ describe("inspector: trace mode", () => {
       const value = await picker.locator("option", { hasText: sessionId.slice(0, 8) }).getAttribute("value");
       await picker.selectOption(value!);
       // One position per transition.
-      await expect.poll(() => scrubber.getAttribute("max")).toBe(String(lines.length - 1));
+      await expect.poll(() => scrubber.getAttribute("max"), WAIT).toBe(String(lines.length - 1));
       expect(await scrubber.getAttribute("min")).toBe("0");
       for (let i = 0; i < lines.length; i++) {
         await scrubber.fill(String(i));
-        await expect.poll(() => selected.textContent()).toContain(`seq ${lines[i].seq} · ${lines[i].state}`);
+        await expect.poll(() => selected.textContent(), WAIT).toContain(`seq ${lines[i].seq} · ${lines[i].state}`);
         expect(await selected.getAttribute("data-seq")).toBe(String(lines[i].seq));
         // The chart follows the scrubber: the transition's state is the current one, and only it.
-        await expect.poll(() => page.locator('#chart [aria-current="true"]').evaluateAll((els) => els.map((e) => e.getAttribute("data-state")))).toEqual([lines[i].state]);
+        await expect.poll(() => page.locator('#chart [aria-current="true"]').evaluateAll((els) => els.map((e) => e.getAttribute("data-state"))), WAIT).toEqual([lines[i].state]);
         // The timeline row of the transition is the selected one.
         expect(await page.locator('#timeline [role="option"][aria-selected="true"]').getAttribute("data-index")).toBe(String(i));
       }
@@ -99,7 +99,7 @@ describe("inspector: trace mode", () => {
     const index = lines.findIndex((l) => l.state === "append_tool_result");
     await page.getByRole("slider", { name: "scrubber" }).fill(String(index));
     const inspect = page.getByRole("region", { name: "selected transition" });
-    await expect.poll(() => inspect.textContent()).toContain("echo: one");
+    await expect.poll(() => inspect.textContent(), WAIT).toContain("echo: one");
     expect(await inspect.locator('.messages li[data-role="user"]').textContent()).toContain("echo one, then answer");
     expect(await inspect.locator('.messages li[data-role="tool"]').textContent()).toContain("echo: one");
     const call = page.locator('#calls li[data-call="echo"]');
@@ -120,7 +120,7 @@ describe("inspector: trace mode", () => {
     const copy = join(cwd, "another-trace.jsonl");
     copyFileSync(traceFile, copy);
     await page.getByLabel("trace file").setInputFiles(copy);
-    await expect.poll(() => page.getByRole("combobox", { name: "session" }).locator("option").count()).toBe(before + 2);
+    await expect.poll(() => page.getByRole("combobox", { name: "session" }).locator("option").count(), WAIT).toBe(before + 2);
   });
 
   it("made no request outside 127.0.0.1 and raised no page error", () => {

@@ -1,0 +1,1142 @@
+// The statecraft inspector page. Plain ES module, no build step; it talks only to the server that served it
+// (WebSocket on the same host and port, the trace at /trace) and draws charts with the vendored Mermaid.
+// Every piece of run data is put into the page as text (textContent), never as markup.
+
+const $ = (id) => document.getElementById(id);
+
+/** Everything the page knows. Records from the server are applied in order; trace files add sessions of their own. */
+const model = {
+  charts: new Map(),
+  defaultChartId: undefined,
+  sessions: new Map(),
+  permissions: new Map(),
+  problems: [],
+  traceFileName: undefined,
+  traceLoaded: false,
+  selectedKey: undefined,
+  userPicked: false,
+  selectedIndex: -1,
+  follow: true,
+};
+
+let socket;
+let connected = false;
+let reconnectDelay = 500;
+
+// ---------------------------------------------------------------- charts
+
+/** A chart with the lookups the page needs: states by id, name and path, each state's chain of ancestors. */
+function chartView(chartId, chart) {
+  const byId = new Map(chart.states.map((s) => [s.id, s]));
+  const byName = new Map(chart.states.map((s) => [s.name, s]));
+  const byPath = new Map(chart.states.map((s) => [s.path.join("."), s]));
+  const chainCache = new Map();
+  const chain = (state) => {
+    let out = chainCache.get(state.id);
+    if (!out) {
+      out = [];
+      for (let s = state; s; s = s.parent ? byId.get(s.parent) : undefined) out.unshift(s);
+      chainCache.set(state.id, out);
+    }
+    return out;
+  };
+  return { chartId, chart, byId, byName, byPath, chain };
+}
+
+// ---------------------------------------------------------------- sessions
+
+function newSession(key, kind, id) {
+  return {
+    key,
+    kind, // "run" | "trace" | "actor"
+    id,
+    chartId: undefined,
+    input: undefined,
+    name: undefined,
+    origin: undefined,
+    parentId: undefined,
+    parentSession: undefined,
+    file: undefined,
+    ended: false,
+    created: Date.now(),
+    /** One per transition, in order: { seq, time, names, turn, details, context, messageCount, event, taken, edges } */
+    entries: [],
+    /** Things that happened during a transition: { at, time, kind, event | line } */
+    notes: [],
+    /** The run's conversation (runs only). */
+    messages: [],
+    /** Trace lines that are not state lines, kept for the timeline. */
+    version: 0,
+  };
+}
+
+function sessionFor(key, kind, id) {
+  let session = model.sessions.get(key);
+  if (!session) {
+    session = newSession(key, kind, id);
+    model.sessions.set(key, session);
+  }
+  return session;
+}
+
+function viewOf(session) {
+  return model.charts.get(session.chartId ?? model.defaultChartId);
+}
+
+/** The chart states a list of active paths or names stands for. */
+function statesOf(view, names) {
+  if (!view) return [];
+  return names.map((n) => view.byName.get(n) ?? view.byPath.get(n)).filter(Boolean);
+}
+
+/** Appends a transition and works out which arrows of the chart it took. */
+function addEntry(session, entry) {
+  const view = viewOf(session);
+  const prev = session.entries[session.entries.length - 1];
+  entry.index = session.entries.length;
+  entry.edges = view ? takenEdges(view, prev, entry) : new Set();
+  session.entries.push(entry);
+  session.version++;
+}
+
+/**
+ * The chart's arrows a transition took. Exact when the transitions are known (microsteps of an in-process actor);
+ * otherwise the arrows from the previous state (or an ancestor, or an "any state" node) into the state entered,
+ * narrowed by the event when it is known, preferring the innermost source as XState does.
+ */
+function takenEdges(view, prev, entry) {
+  const edges = view.chart.edges;
+  const out = new Set();
+  const current = statesOf(view, entry.names);
+  const markInitials = (entered) => {
+    for (let j = 0; j + 1 < entered.length; j++) {
+      const e = edges.find((x) => x.kind === "initial" && x.to === entered[j + 1].name);
+      if (e) out.add(e.index);
+    }
+  };
+  if (entry.taken && entry.taken.length) {
+    for (const t of entry.taken) {
+      for (const toPath of t.to) {
+        const to = view.byPath.get(toPath);
+        if (!to) continue;
+        const from = t.from === "" ? undefined : view.byPath.get(t.from);
+        const fromNames = from ? [from.name, `${from.name}.*`] : ["*"];
+        for (const e of edges) {
+          if (fromNames.includes(e.from) && e.to === to.name && e.event === t.event && (t.guard === undefined || e.guard === t.guard)) out.add(e.index);
+        }
+      }
+    }
+    for (const c of current) markInitials(view.chain(c).filter((s) => !prev || !statesOf(view, prev.names).some((p) => view.chain(p).includes(s))));
+    return out;
+  }
+  const previous = prev ? statesOf(view, prev.names) : [];
+  for (const c of current) {
+    const chainC = view.chain(c);
+    if (previous.length === 0) {
+      const root = edges.find((x) => x.kind === "initial" && x.to === chainC[0].name);
+      if (root) out.add(root.index);
+      markInitials(chainC);
+      continue;
+    }
+    for (const p of previous) {
+      const chainP = view.chain(p);
+      let common = 0;
+      while (common < chainC.length && common < chainP.length && chainC[common] === chainP[common]) common++;
+      let entered = chainC.slice(common);
+      if (entered.length === 0) entered = [c];
+      const target = entered[0].name;
+      // Sources from the innermost: the state itself, then each ancestor (and its "any state" node), then the machine.
+      const tiers = [];
+      for (let k = chainP.length - 1; k >= 0; k--) tiers.push([chainP[k].name, `${chainP[k].name}.*`]);
+      tiers.push(["*"]);
+      for (const tier of tiers) {
+        let candidates = edges.filter((e) => e.kind !== "initial" && e.kind !== "final" && tier.includes(e.from) && e.to === target);
+        if (entry.event) {
+          const fitting = candidates.filter((e) => e.kind === "always" || e.event === entry.event);
+          if (fitting.length) candidates = fitting;
+          else continue;
+        }
+        if (candidates.length) {
+          for (const e of candidates) out.add(e.index);
+          break;
+        }
+      }
+      markInitials(entered);
+    }
+  }
+  return out;
+}
+
+/** Active atomic states of a state value, as dotted paths. */
+function leafPaths(value, prefix = "") {
+  if (typeof value === "string") return [prefix + value];
+  if (value && typeof value === "object") {
+    const out = [];
+    for (const [key, child] of Object.entries(value)) {
+      const sub = leafPaths(child, `${prefix}${key}.`);
+      out.push(...(sub.length ? sub : [prefix + key]));
+    }
+    return out;
+  }
+  return [];
+}
+
+// ---------------------------------------------------------------- records from the server
+
+function applyRecord(r) {
+  switch (r.kind) {
+    case "chart":
+      model.charts.set(r.chartId, chartView(r.chartId, r.chart));
+      return;
+    case "problem":
+      addProblem(r.message, r.time);
+      return;
+    case "run": {
+      const s = sessionFor(`run:${r.sessionId}`, "run", r.sessionId);
+      s.chartId = r.chartId;
+      s.input = r.input;
+      s.parentSession = r.parentSession;
+      s.created = Date.parse(r.time) || Date.now();
+      autoSelect(s);
+      return;
+    }
+    case "enter": {
+      const s = sessionFor(`run:${r.sessionId}`, "run", r.sessionId);
+      const line = r.line || {};
+      addEntry(s, {
+        seq: line.seq,
+        time: line.time,
+        names: [line.state],
+        turn: line.turn,
+        details: line.details || {},
+        context: r.context,
+        messageCount: r.messageCount,
+        event: r.event,
+      });
+      if (line.state === "done") s.ended = true;
+      return;
+    }
+    case "messages": {
+      const s = sessionFor(`run:${r.sessionId}`, "run", r.sessionId);
+      s.messages.length = r.start;
+      s.messages.push(...r.messages);
+      return;
+    }
+    case "agent": {
+      const s = sessionFor(`run:${r.sessionId}`, "run", r.sessionId);
+      const event = r.event || {};
+      if (event.type === "state" && !s.entries.some((e) => e.context !== undefined)) {
+        // A run fed only its events: its transitions are its state events.
+        addEntry(s, { seq: s.entries.length, time: r.time, names: [event.state], turn: event.turn, details: {} });
+      } else {
+        s.notes.push({ at: s.entries.length - 1, time: r.time, kind: "agent", event });
+        s.version++;
+      }
+      if (event.type === "turn_end") s.ended = true;
+      return;
+    }
+    case "run_end": {
+      const s = model.sessions.get(`run:${r.sessionId}`);
+      if (s) {
+        s.ended = true;
+        s.version++;
+      }
+      return;
+    }
+    case "actor": {
+      if (!r.chartId) return; // not a state machine: nothing to draw
+      const s = sessionFor(`actor:${r.sessionId}`, "actor", r.sessionId);
+      s.chartId = r.chartId;
+      s.name = r.name;
+      s.origin = r.origin;
+      s.parentId = r.parentId;
+      s.created = Date.parse(r.time) || Date.now();
+      actorSnapshot(s, { time: r.time, event: { type: "xstate.init" }, snapshot: r.snapshot || {} });
+      autoSelect(s);
+      return;
+    }
+    case "snapshot": {
+      const s = model.sessions.get(`actor:${r.sessionId}`);
+      if (s) actorSnapshot(s, r);
+      return;
+    }
+    case "event": {
+      const s = model.sessions.get(`actor:${r.sessionId}`);
+      if (s) {
+        s.notes.push({ at: s.entries.length - 1, time: r.time, kind: "event", event: r.event, sourceId: r.sourceId });
+        s.version++;
+      }
+      return;
+    }
+    case "permission":
+      model.permissions.set(r.id, { ...r });
+      return;
+    case "permission_answer": {
+      const p = model.permissions.get(r.id);
+      if (p) Object.assign(p, { answer: r.answer, by: r.by, answeredAt: r.time });
+      return;
+    }
+    default:
+      addProblem(`the server sent a record of an unknown kind: ${String(r.kind)}`);
+  }
+}
+
+/** A snapshot of an actor: a new transition when its state changed (or a microstep took a transition), else news of its context. */
+function actorSnapshot(s, r) {
+  const snap = r.snapshot || {};
+  const leaves = snap.value !== undefined && snap.value !== null ? leafPaths(snap.value) : undefined;
+  const last = s.entries[s.entries.length - 1];
+  let fresh;
+  if (r.transitions) fresh = r.transitions.some((t) => t.to.length > 0);
+  else fresh = leaves !== undefined && (!last || last.pathKey !== leaves.join(","));
+  if (snap.status === "done" || snap.status === "error" || snap.status === "stopped") s.ended = true;
+  if (fresh && leaves) {
+    const view = viewOf(s);
+    const names = leaves.map((p) => (view && view.byPath.get(p) ? view.byPath.get(p).name : p));
+    addEntry(s, {
+      seq: s.entries.length,
+      time: r.time,
+      names,
+      pathKey: leaves.join(","),
+      details: { event: r.event },
+      context: snap.context,
+      status: snap.status,
+      event: r.event && typeof r.event.type === "string" ? r.event.type : undefined,
+      taken: r.transitions,
+    });
+  } else if (last) {
+    if (snap.context !== undefined) last.context = snap.context;
+    if (snap.status) last.status = snap.status;
+    s.version++;
+  }
+}
+
+/** Follows the newest live session until the user picks one. */
+function autoSelect(s) {
+  if (model.userPicked) return;
+  if (s.kind === "actor" && s.parentId && model.sessions.has(`actor:${s.parentId}`)) return;
+  const current = model.sessions.get(model.selectedKey);
+  if (!current || current.kind === "trace" || s.kind !== "trace") selectSession(s.key, false);
+}
+
+// ---------------------------------------------------------------- trace files
+
+/** Parses a trace (JSONL) into sessions; unreadable lines are reported, not skipped silently. */
+function loadTrace(fileName, text) {
+  const lines = text.split(/\r?\n/);
+  const bad = [];
+  const bySession = new Map();
+  lines.forEach((raw, i) => {
+    if (raw.trim() === "") return;
+    let line;
+    try {
+      line = JSON.parse(raw);
+    } catch {
+      bad.push(`${i + 1} (not JSON)`);
+      return;
+    }
+    if (!line || typeof line !== "object" || typeof line.sessionId !== "string" || typeof line.kind !== "string") {
+      bad.push(`${i + 1} (no sessionId or kind)`);
+      return;
+    }
+    if (!bySession.has(line.sessionId)) bySession.set(line.sessionId, []);
+    bySession.get(line.sessionId).push(line);
+  });
+  if (bad.length) addProblem(`${fileName}: ${bad.length} line${bad.length === 1 ? "" : "s"} could not be read: line ${bad.slice(0, 20).join(", ")}${bad.length > 20 ? ", …" : ""}`);
+  if (bySession.size === 0) {
+    addProblem(`${fileName}: no trace lines found (a trace holds one JSON object per line, each with a sessionId and a kind)`);
+    return [];
+  }
+  const keys = [];
+  for (const [sessionId, sessionLines] of bySession) {
+    const key = `trace:${fileName}:${sessionId}`;
+    const s = newSession(key, "trace", sessionId);
+    s.file = fileName;
+    model.sessions.set(key, s);
+    sessionLines.sort((a, b) => (a.seq ?? 0) - (b.seq ?? 0));
+    for (const line of sessionLines) {
+      if (line.parentSession) s.parentSession = line.parentSession;
+      if (line.kind === "state") {
+        addEntry(s, { seq: line.seq, time: line.time, names: [line.state], turn: line.turn, details: line.details || {} });
+        if (line.state === "done") s.ended = true;
+      } else {
+        s.notes.push({ at: s.entries.length - 1, time: line.time, kind: "line", line });
+      }
+    }
+    s.ended = true;
+    s.created = Date.parse(sessionLines[0].time) || 0;
+    keys.push(key);
+  }
+  return keys;
+}
+
+async function loadGivenTrace() {
+  if (!model.traceFileName || model.traceLoaded) return;
+  model.traceLoaded = true;
+  try {
+    const res = await fetch("trace", { cache: "no-store" });
+    if (!res.ok) throw new Error(`HTTP ${res.status}`);
+    const keys = loadTrace(model.traceFileName, await res.text());
+    const current = model.sessions.get(model.selectedKey);
+    if (keys.length && !model.userPicked && (!current || current.kind === "trace")) selectSession(keys[0], false);
+  } catch (error) {
+    model.traceLoaded = false;
+    addProblem(`could not load the trace file ${model.traceFileName}: ${error.message}`);
+  }
+  scheduleRender();
+}
+
+async function openFiles(files) {
+  let first;
+  for (const file of files) {
+    const keys = loadTrace(file.name, await file.text());
+    first ??= keys[0];
+  }
+  if (first) selectSession(first, true);
+  scheduleRender();
+}
+
+// ---------------------------------------------------------------- selection
+
+function selectSession(key, byUser) {
+  if (byUser) model.userPicked = true;
+  if (model.selectedKey !== key) {
+    model.selectedKey = key;
+    model.follow = true;
+    model.selectedIndex = -1;
+    rendered.timelineKey = undefined;
+  }
+  scheduleRender();
+}
+
+function selectIndex(index, byUser) {
+  const s = model.sessions.get(model.selectedKey);
+  if (!s || s.entries.length === 0) return;
+  model.selectedIndex = Math.max(0, Math.min(index, s.entries.length - 1));
+  if (byUser) model.follow = model.selectedIndex === s.entries.length - 1;
+  scheduleRender();
+}
+
+// ---------------------------------------------------------------- problems
+
+function addProblem(message, time) {
+  model.problems.push({ message, time: time || new Date().toISOString() });
+  scheduleRender();
+}
+
+// ---------------------------------------------------------------- rendering
+
+const rendered = { chartId: undefined, chartToken: 0, timelineKey: undefined, timelineCount: 0, paintedKey: undefined, problems: 0, sessionsVersion: "" };
+let renderQueued = false;
+
+function scheduleRender() {
+  if (renderQueued) return;
+  renderQueued = true;
+  requestAnimationFrame(() => {
+    renderQueued = false;
+    render();
+  });
+}
+
+function render() {
+  renderSessions();
+  const s = model.sessions.get(model.selectedKey);
+  $("empty-hint").hidden = model.sessions.size > 0;
+  if (s) {
+    if (model.follow || model.selectedIndex < 0) model.selectedIndex = s.entries.length - 1;
+    model.selectedIndex = Math.min(model.selectedIndex, s.entries.length - 1);
+  }
+  renderChart(s);
+  renderTimeline(s);
+  renderSelected(s);
+  renderGauges(s);
+  renderOutput(s);
+  renderCalls(s);
+  renderPermission();
+  renderProblems();
+}
+
+function sessionLabel(s) {
+  const short = s.id.length > 12 ? s.id.slice(0, 8) : s.id;
+  if (s.kind === "run") {
+    const input = s.input ? ` · ${snippet(s.input, 40)}` : "";
+    return `run ${short}${input}${s.ended ? "" : " (live)"}`;
+  }
+  if (s.kind === "actor") return `${s.parentId ? "↳ " : ""}${s.name} · ${s.id}${s.ended ? "" : " (live)"}`;
+  return `${s.file} · ${short}${s.parentSession ? ` (from ${s.parentSession.slice(0, 8)})` : ""} · ${s.entries.length} states`;
+}
+
+function renderSessions() {
+  const select = $("session");
+  const list = [...model.sessions.values()];
+  const signature = list.map((s) => `${s.key}|${sessionLabel(s)}`).join("\n") + `#${model.selectedKey}`;
+  if (signature === rendered.sessionsVersion) return;
+  rendered.sessionsVersion = signature;
+  select.replaceChildren(
+    ...list.map((s) => {
+      const option = document.createElement("option");
+      option.value = s.key;
+      option.textContent = sessionLabel(s);
+      option.selected = s.key === model.selectedKey;
+      return option;
+    }),
+  );
+  select.disabled = list.length === 0;
+}
+
+async function renderChart(s) {
+  const chartId = s ? (s.chartId ?? model.defaultChartId) : model.defaultChartId;
+  const view = model.charts.get(chartId);
+  if (!view) return;
+  if (rendered.chartId !== chartId) {
+    rendered.chartId = chartId;
+    rendered.paintedKey = undefined;
+    const token = ++rendered.chartToken;
+    $("chart-name").textContent = view.chart.machineId;
+    const host = $("chart");
+    if (!window.mermaid) {
+      host.replaceChildren(textElement("p", "The diagram library did not load (vendor/mermaid.min.js); the timeline still works.", "problem-text"));
+      return;
+    }
+    try {
+      const { svg } = await window.mermaid.render(`chart-${token}`, view.chart.mermaid);
+      if (token !== rendered.chartToken) return;
+      host.innerHTML = svg; // Mermaid's own output, from a chart whose labels the server reduced to plain text
+      annotateChart(host.querySelector("svg"), view, `chart-${token}`);
+      host.dataset.chart = chartId;
+    } catch (error) {
+      if (token !== rendered.chartToken) return;
+      host.replaceChildren(textElement("p", `The chart could not be drawn: ${error.message}`, "problem-text"));
+    }
+  }
+  paintChart(s, view);
+}
+
+/** Puts the page's hooks on Mermaid's SVG: data-state on states, data-edge on arrows. */
+function annotateChart(svg, view, renderId) {
+  if (!svg) return;
+  svg.setAttribute("aria-label", `statechart of ${view.chart.machineId}`);
+  const anyById = new Map(view.chart.anyStates.map((a) => [a.id, a]));
+  const pattern = new RegExp(`^${renderId}-state-(.+)-\\d+$`);
+  for (const g of svg.querySelectorAll("g.node, g.cluster, g.statediagram-cluster")) {
+    const match = pattern.exec(g.id);
+    const id = g.getAttribute("data-id") || (match && match[1]);
+    if (!id) continue;
+    const state = view.byId.get(id);
+    if (state) {
+      g.setAttribute("data-state", state.name);
+      g.setAttribute("data-state-type", state.type);
+      g.setAttribute("aria-label", state.name);
+      continue;
+    }
+    const any = anyById.get(id);
+    if (any) g.setAttribute("data-any-state", any.name);
+  }
+  for (const path of svg.querySelectorAll('path[data-id^="edge"]')) {
+    const edge = view.chart.edges[Number(path.getAttribute("data-id").slice(4))];
+    if (!edge) continue;
+    path.setAttribute("data-edge", String(edge.index));
+    path.setAttribute("data-from", edge.from);
+    path.setAttribute("data-to", edge.to);
+    path.setAttribute("data-kind", edge.kind);
+    path.setAttribute("aria-label", `${edge.from} to ${edge.to}${edge.title ? `: ${edge.title}` : ""}`);
+  }
+  for (const label of svg.querySelectorAll('g.label[data-id^="edge"]')) {
+    const index = Number(label.getAttribute("data-id").slice(4));
+    if (view.chart.edges[index]) (label.closest("g.edgeLabel") || label).setAttribute("data-edge-label", String(index));
+  }
+}
+
+/** Marks the selected transition's state current, the states before it visited and the arrows taken. */
+function paintChart(s, view) {
+  const host = $("chart");
+  if (host.dataset.chart !== view.chartId) return;
+  const index = s ? model.selectedIndex : -1;
+  const key = `${s ? s.key : ""}|${index}|${s ? s.version : 0}`;
+  if (rendered.paintedKey === key) return;
+  rendered.paintedKey = key;
+  const current = new Set();
+  const visited = new Set();
+  const taken = new Set();
+  if (s && index >= 0) {
+    for (let i = 0; i <= index; i++) {
+      const entry = s.entries[i];
+      for (const state of statesOf(view, entry.names)) for (const a of view.chain(state)) visited.add(a.name);
+      for (const e of entry.edges) taken.add(String(e));
+    }
+    for (const state of statesOf(view, s.entries[index].names)) current.add(state.name);
+  }
+  for (const el of host.querySelectorAll("[data-state]")) {
+    const name = el.getAttribute("data-state");
+    if (current.has(name)) el.setAttribute("aria-current", "true");
+    else el.removeAttribute("aria-current");
+    if (visited.has(name)) el.setAttribute("data-visited", "");
+    else el.removeAttribute("data-visited");
+  }
+  for (const el of host.querySelectorAll("[data-edge], [data-edge-label]")) {
+    const index = el.getAttribute("data-edge") ?? el.getAttribute("data-edge-label");
+    if (taken.has(index)) el.setAttribute("data-taken", "");
+    else el.removeAttribute("data-taken");
+  }
+}
+
+function renderTimeline(s) {
+  const list = $("timeline");
+  const scrubber = $("scrubber");
+  if (!s) {
+    list.replaceChildren();
+    rendered.timelineKey = undefined;
+    scrubber.disabled = true;
+    scrubber.max = "0";
+    scrubber.value = "0";
+    return;
+  }
+  if (rendered.timelineKey !== s.key) {
+    list.replaceChildren();
+    rendered.timelineKey = s.key;
+    rendered.timelineCount = 0;
+  }
+  const start = s.entries[0] ? Date.parse(s.entries[0].time) : NaN;
+  for (let i = rendered.timelineCount; i < s.entries.length; i++) list.append(timelineRow(s, s.entries[i], start));
+  // Entries of a live run keep gaining notes and context: refresh the last row.
+  if (rendered.timelineCount === s.entries.length && s.entries.length) {
+    const last = list.lastElementChild;
+    if (last) last.replaceWith(timelineRow(s, s.entries[s.entries.length - 1], start));
+  }
+  rendered.timelineCount = s.entries.length;
+  for (const row of list.children) {
+    const selected = Number(row.dataset.index) === model.selectedIndex;
+    row.setAttribute("aria-selected", selected ? "true" : "false");
+    if (selected && model.follow) row.scrollIntoView({ block: "nearest" });
+  }
+  scrubber.disabled = s.entries.length === 0;
+  scrubber.min = "0";
+  scrubber.max = String(Math.max(0, s.entries.length - 1));
+  scrubber.value = String(Math.max(0, model.selectedIndex));
+  $("follow").checked = model.follow;
+}
+
+function timelineRow(s, entry, start) {
+  const li = document.createElement("li");
+  li.setAttribute("role", "option");
+  li.dataset.index = String(entry.index);
+  li.dataset.seq = String(entry.seq);
+  li.dataset.transitionState = entry.names.join(",");
+  const t = Date.parse(entry.time);
+  li.append(
+    textElement("span", `#${entry.seq}`, "seq"),
+    textElement("time", formatTime(entry.time), "clock"),
+    textElement("span", Number.isFinite(t) && Number.isFinite(start) ? `+${((t - start) / 1000).toFixed(3)}s` : "", "rel"),
+    textElement("span", entry.turn !== undefined ? `turn ${entry.turn}` : "", "turn"),
+    textElement("strong", entry.names.join(", "), "name"),
+    textElement("span", summary(s, entry), "summary"),
+  );
+  li.addEventListener("click", () => selectIndex(entry.index, true));
+  return li;
+}
+
+/** One line saying what a transition carried. */
+function summary(s, entry) {
+  const d = entry.details || {};
+  const parts = [];
+  if (s.kind === "actor") {
+    const ev = d.event && d.event.type;
+    if (ev) parts.push(`on ${ev}`);
+    return parts.join(" · ");
+  }
+  if (typeof d.input === "string") parts.push(`input: ${snippet(d.input, 60)}`);
+  if (d.response) {
+    if (d.response.text) parts.push(`text: ${snippet(d.response.text, 60)}`);
+    if (d.response.toolCalls && d.response.toolCalls.length) parts.push(`calls ${d.response.toolCalls.map((c) => c.name).join(", ")}`);
+  }
+  if (typeof d.messages === "number") parts.push(`${d.messages} messages`);
+  if (Array.isArray(d.calls)) parts.push(`calls: ${d.calls.map((c) => (typeof c === "string" ? c : c.name)).join(", ")}`);
+  if (Array.isArray(d.run)) parts.push(`runs ${d.run.length}`);
+  if (Array.isArray(d.permissions)) parts.push(d.permissions.map((p) => `${p.name}: ${p.decision} by ${p.by}`).join(", "));
+  if (Array.isArray(d.results)) parts.push(`results: ${d.results.map((r) => `${r.name} ${r.isError ? "✗" : "✓"}`).join(", ")}`);
+  if (Array.isArray(d.errors)) parts.push(`errors: ${d.errors.map((e) => e.code).join(", ")}`);
+  if (d.error && d.error.code) parts.push(`error ${d.error.code}`);
+  if (d.reason) parts.push(`reason: ${d.reason}`);
+  const retries = s.notes.filter((n) => n.at === entry.index && ((n.kind === "line" && n.line.kind === "retry") || (n.kind === "agent" && n.event.type === "retry")));
+  if (retries.length) parts.push(`${retries.length} retr${retries.length === 1 ? "y" : "ies"}`);
+  return parts.join(" · ");
+}
+
+function renderSelected(s) {
+  const out = $("selected");
+  const panel = $("inspect");
+  const entry = s && model.selectedIndex >= 0 ? s.entries[model.selectedIndex] : undefined;
+  if (!entry) {
+    out.textContent = s ? "no transition yet" : "nothing selected";
+    out.removeAttribute("data-seq");
+    out.removeAttribute("data-selected-state");
+    panel.replaceChildren();
+    rendered.inspectKey = undefined;
+    return;
+  }
+  const name = entry.names.join(", ");
+  out.textContent = `seq ${entry.seq} · ${name}${entry.turn !== undefined ? ` · turn ${entry.turn}` : ""} · ${formatTime(entry.time)}`;
+  out.dataset.seq = String(entry.seq);
+  out.dataset.selectedState = name;
+  const key = `${s.key}|${entry.index}|${s.version}`;
+  if (rendered.inspectKey === key) return;
+  rendered.inspectKey = key;
+  panel.replaceChildren(...inspectParts(s, entry));
+}
+
+/** What the selected transition shows: what led there, the context at that point, what happened during it. */
+function inspectParts(s, entry) {
+  const parts = [];
+  const heading = textElement("h2", `#${entry.seq} ${entry.names.join(", ")}`);
+  parts.push(heading);
+  const facts = [];
+  facts.push(["time", `${formatTime(entry.time)}`]);
+  if (entry.turn !== undefined) facts.push(["turn", String(entry.turn)]);
+  if (entry.event) facts.push(["event", entry.event]);
+  const counters = countersAt(s, entry.index);
+  if (counters) {
+    facts.push(["turns", `${counters.turns}${counters.maxTurns !== undefined ? ` / ${counters.maxTurns}` : ""}`]);
+    facts.push(["tool calls", `${counters.toolCalls}${counters.maxToolCalls !== undefined ? ` / ${counters.maxToolCalls}` : ""}`]);
+    if (counters.elapsedMs !== undefined) facts.push(["elapsed", `${formatMs(counters.elapsedMs)}${counters.timeoutMs !== undefined ? ` / ${formatMs(counters.timeoutMs)}` : ""}`]);
+  }
+  const dl = document.createElement("dl");
+  dl.className = "facts";
+  for (const [k, v] of facts) dl.append(textElement("dt", k), textElement("dd", v));
+  parts.push(dl);
+
+  const errors = errorsOf(entry);
+  if (errors.length) parts.push(block("errors", errors, "errors"));
+  if (s.kind !== "actor" && entry.details && Object.keys(entry.details).length) parts.push(block("what led here (trace details)", entry.details));
+  if (s.kind === "actor" && entry.details && entry.details.event) parts.push(block("event", entry.details.event));
+
+  const batch = entry.context && Array.isArray(entry.context.batch) ? entry.context.batch : undefined;
+  if (batch && batch.length) {
+    parts.push(
+      block(
+        "calls of this response",
+        batch.map((r) => ({ call: r.call, status: r.status, ...(r.permission ? { permission: r.permission } : {}), ...(r.result ? { result: r.result } : {}), ...(r.error ? { error: r.error } : {}) })),
+      ),
+    );
+  }
+  if (s.kind !== "actor") {
+    const messages = messagesAt(s, entry.index);
+    const section = document.createElement("section");
+    section.className = "messages";
+    section.append(textElement("h3", `messages so far (${messages.length})`));
+    const ol = document.createElement("ol");
+    for (const m of messages) {
+      const li = document.createElement("li");
+      li.dataset.role = m.role;
+      li.append(textElement("span", m.role + (m.name ? ` ${m.name}` : ""), "role"));
+      if (m.content) li.append(textElement("pre", m.content, "text"));
+      if (m.toolCalls && m.toolCalls.length) li.append(textElement("pre", m.toolCalls.map((c) => `${c.name}(${JSON.stringify(c.input)})`).join("\n"), "json"));
+      if (m.isError) li.dataset.error = "";
+      ol.append(li);
+    }
+    section.append(ol);
+    parts.push(section);
+  }
+  const notes = s.notes.filter((n) => n.at === entry.index);
+  if (notes.length) {
+    parts.push(
+      block(
+        "during this state",
+        notes.map((n) => (n.kind === "line" ? n.line : n.kind === "event" ? { received: n.event, ...(n.sourceId ? { from: n.sourceId } : {}) } : n.event)),
+      ),
+    );
+  }
+  if (entry.context !== undefined) {
+    const details = document.createElement("details");
+    details.className = "context";
+    if (s.kind === "actor") details.open = true;
+    details.append(textElement("summary", "context at this point"), textElement("pre", JSON.stringify(entry.context, null, 2), "json"));
+    parts.push(details);
+  }
+  return parts;
+}
+
+function errorsOf(entry) {
+  const out = [];
+  const d = entry.details || {};
+  if (d.error) out.push(d.error);
+  if (Array.isArray(d.errors)) out.push(...d.errors);
+  for (const r of (d.results || [])) if (r.error) out.push({ toolCallId: r.toolCallId, ...r.error });
+  const c = entry.context || {};
+  if (c.failure && !out.length) out.push(c.failure);
+  if (c.stopError && !out.some((e) => e.code === c.stopError.code)) out.push(c.stopError);
+  if (entry.status === "error" && c) out.push({ message: "the actor failed" });
+  return out;
+}
+
+/** The conversation as it stood when the transition happened: the run's own, or rebuilt from a trace's details. */
+function messagesAt(s, index) {
+  const entry = s.entries[index];
+  if (s.kind === "run" && entry.messageCount !== undefined) {
+    return s.messages.slice(0, entry.messageCount).map((m) => ({
+      role: m.role,
+      content: m.content,
+      name: m.name,
+      isError: m.isError,
+      toolCalls: m.toolCalls,
+    }));
+  }
+  const out = [];
+  for (let i = 0; i <= index; i++) {
+    const d = s.entries[i].details || {};
+    if (typeof d.input === "string") out.push({ role: "user", content: d.input });
+    if (d.response) out.push({ role: "assistant", content: d.response.text || "", toolCalls: (d.response.toolCalls || []).map((c) => ({ name: c.name, input: safeParse(c.arguments) })) });
+    for (const r of d.results || []) out.push({ role: "tool", name: r.name, content: r.content, isError: r.isError });
+  }
+  return out;
+}
+
+/** turns, tool calls and elapsed time at a transition, with their limits when known. */
+function countersAt(s, index) {
+  if (s.kind === "actor") return undefined;
+  const entry = s.entries[index];
+  const ctx = entry.context;
+  const first = s.entries[0];
+  const options = (first && first.details && first.details.options) || {};
+  if (ctx && typeof ctx === "object" && typeof ctx.turn === "number") {
+    const live = !s.ended && model.follow && index === s.entries.length - 1;
+    const at = live ? Date.now() : Date.parse(entry.time);
+    return {
+      turns: ctx.turn,
+      maxTurns: ctx.maxTurns,
+      toolCalls: ctx.toolCallCount ?? 0,
+      maxToolCalls: ctx.maxToolCalls,
+      elapsedMs: typeof ctx.startedAt === "number" ? Math.max(0, at - ctx.startedAt) : undefined,
+      timeoutMs: ctx.timeoutMs,
+    };
+  }
+  let toolCalls = 0;
+  for (let i = 0; i <= index; i++) {
+    const d = s.entries[i].details || {};
+    if (Array.isArray(d.run)) toolCalls += d.run.length;
+    if (typeof d.toolCalls === "number") toolCalls = d.toolCalls;
+  }
+  const startedAt = first ? Date.parse(first.time) : NaN;
+  const live = s.kind === "run" && !s.ended && model.follow && index === s.entries.length - 1;
+  const at = live ? Date.now() : Date.parse(entry.time);
+  return {
+    turns: entry.turn ?? 0,
+    maxTurns: options.maxTurns,
+    toolCalls,
+    maxToolCalls: options.maxToolCalls,
+    elapsedMs: Number.isFinite(startedAt) && Number.isFinite(at) ? Math.max(0, at - startedAt) : undefined,
+    timeoutMs: options.timeoutMs,
+  };
+}
+
+function renderGauges(s) {
+  const section = $("gauges");
+  const entry = s && model.selectedIndex >= 0 ? s.entries[model.selectedIndex] : undefined;
+  section.hidden = !!s && s.kind === "actor";
+  const counters = s && entry ? countersAt(s, entry.index) : undefined;
+  const view = s ? viewOf(s) : model.charts.get(model.defaultChartId);
+  setGauge("gauge-turns", "turns-value", counters && counters.turns, counters && counters.maxTurns, String);
+  setGauge("gauge-tools", "tools-value", counters && counters.toolCalls, counters && counters.maxToolCalls, String);
+  setGauge("gauge-time", "time-value", counters && counters.elapsedMs, counters && counters.timeoutMs, formatMs);
+  const guards = view ? guardsByGauge(view.chart) : { turns: [], tools: [], time: [] };
+  $("turns-guards").textContent = guards.turns.length ? `guards: ${guards.turns.join(", ")}` : "";
+  $("tools-guards").textContent = guards.tools.length ? `guards: ${guards.tools.join(", ")}` : "";
+  $("time-guards").textContent = guards.time.length ? `guards: ${guards.time.join(", ")}` : "";
+}
+
+function setGauge(meterId, valueId, value, max, format) {
+  const meter = $(meterId);
+  const has = typeof value === "number" && Number.isFinite(value);
+  const limit = typeof max === "number" && max > 0 ? max : has ? Math.max(value, 1) : 1;
+  meter.max = limit;
+  meter.value = has ? Math.min(value, limit) : 0;
+  meter.high = limit * 0.8;
+  meter.optimum = 0;
+  const text = has ? `${format(value)}${typeof max === "number" ? ` / ${format(max)}` : ""}` : "–";
+  meter.setAttribute("aria-valuetext", text);
+  meter.setAttribute("title", text);
+  $(valueId).textContent = text;
+}
+
+/** The guards (and named delays) each gauge's counter feeds, by name: shown next to the gauge. */
+function guardsByGauge(chart) {
+  const names = new Set();
+  for (const g of chart.guards) for (const part of g.split(/\s*(?:&&|\|\|)\s*/)) names.add(part.replace(/^!/, ""));
+  const delays = chart.edges.filter((e) => e.kind === "after" && typeof e.delay === "string").map((e) => `after ${e.delay}`);
+  const all = [...names, ...new Set(delays)];
+  return {
+    turns: all.filter((n) => /turn/i.test(n)),
+    tools: all.filter((n) => /tool.?(call|limit)/i.test(n)),
+    time: all.filter((n) => /time|deadline/i.test(n)),
+  };
+}
+
+/** The text the model streamed up to the selected transition. */
+function renderOutput(s) {
+  const out = $("output");
+  let text = "";
+  if (s && s.kind !== "actor" && model.selectedIndex >= 0) {
+    const streamed = s.notes.filter((n) => n.kind === "agent" && n.event.type === "text_delta" && n.at <= model.selectedIndex);
+    if (streamed.length) text = streamed.map((n) => n.event.text).join("");
+    else {
+      const texts = [];
+      for (let i = 0; i <= model.selectedIndex; i++) {
+        const d = s.entries[i].details || {};
+        if (d.response && d.response.text) texts.push(d.response.text);
+      }
+      text = texts.join("\n\n");
+    }
+  }
+  if (out.textContent !== text) {
+    out.textContent = text;
+    out.scrollTop = out.scrollHeight;
+  }
+}
+
+/** Tool calls up to the selected transition: name, arguments, permission, result. */
+function renderCalls(s) {
+  const list = $("calls");
+  const calls = new Map();
+  const call = (id, name) => {
+    if (!calls.has(id)) calls.set(id, { id, name, input: undefined, status: "requested" });
+    const c = calls.get(id);
+    if (name && !c.name) c.name = name;
+    return c;
+  };
+  if (s && s.kind !== "actor") {
+    for (let i = 0; i <= model.selectedIndex && i < s.entries.length; i++) {
+      const d = s.entries[i].details || {};
+      if (Array.isArray(d.calls)) for (const c of d.calls) if (c && typeof c === "object") Object.assign(call(c.id, c.name), { input: c.input });
+      for (const p of d.permissions || []) Object.assign(call(p.toolCallId, p.name), { permission: `${p.decision} by ${p.by}` });
+      for (const r of d.results || []) Object.assign(call(r.toolCallId, r.name), { result: r.content, isError: r.isError, status: r.isError ? "error" : "done" });
+      for (const n of s.notes) {
+        if (n.at !== i || n.kind !== "agent") continue;
+        const e = n.event;
+        if (e.type === "tool_start") Object.assign(call(e.call.id, e.call.name), { input: e.call.input, status: "running" });
+        if (e.type === "tool_result") Object.assign(call(e.call.id, e.call.name), { input: e.call.input, result: e.result.content, isError: e.result.isError, status: e.result.isError ? "error" : "done" });
+        if (e.type === "permission_request") Object.assign(call(e.call.id, e.call.name), { input: e.call.input, permission: "asked" });
+      }
+    }
+  }
+  const items = [...calls.values()].map((c) => {
+    const li = document.createElement("li");
+    li.dataset.call = c.name || "";
+    li.dataset.status = c.status;
+    li.append(textElement("strong", c.name || c.id, "call-name"), textElement("span", c.status + (c.permission ? ` · ${c.permission}` : ""), "call-status"));
+    if (c.input !== undefined) li.append(textElement("pre", JSON.stringify(c.input, null, 2), "json call-input"));
+    if (c.result !== undefined) li.append(textElement("pre", c.result, c.isError ? "text call-result error" : "text call-result"));
+    return li;
+  });
+  const signature = JSON.stringify([...calls.values()]);
+  if (list.dataset.signature !== signature) {
+    list.dataset.signature = signature;
+    list.replaceChildren(...items);
+  }
+}
+
+function renderPermission() {
+  const pending = [...model.permissions.values()].filter((p) => !p.answer);
+  const section = $("permission");
+  if (pending.length === 0) {
+    section.hidden = true;
+    section.dataset.request = "";
+    return;
+  }
+  const p = pending[0];
+  section.hidden = false;
+  if (section.dataset.request !== p.id) {
+    section.dataset.request = p.id;
+    const call = p.call || {};
+    $("permission-text").textContent = `${call.name || "a tool"} wants to run (${p.reason}) · session ${String(p.sessionId).slice(0, 8)}`;
+    $("permission-input").textContent = JSON.stringify(call.input, null, 2);
+    $("allow").disabled = !connected;
+    $("deny").disabled = !connected;
+  }
+  $("permission-more").textContent = pending.length > 1 ? `${pending.length - 1} more waiting` : "";
+  if (!connected) {
+    $("allow").disabled = true;
+    $("deny").disabled = true;
+  }
+}
+
+function answer(value) {
+  const id = $("permission").dataset.request;
+  if (!id || !connected) return;
+  $("allow").disabled = true;
+  $("deny").disabled = true;
+  socket.send(JSON.stringify({ type: "@statecraft.answer", id, answer: value }));
+}
+
+function renderProblems() {
+  const box = $("problems");
+  if (model.problems.length === rendered.problems) return;
+  rendered.problems = model.problems.length;
+  box.hidden = model.problems.length === 0;
+  const last = model.problems.slice(-5);
+  box.replaceChildren(
+    textElement("strong", `${model.problems.length} problem${model.problems.length === 1 ? "" : "s"}`),
+    ...last.map((p) => textElement("p", `${formatTime(p.time)} ${p.message}`)),
+  );
+}
+
+// ---------------------------------------------------------------- helpers
+
+function textElement(tag, text, className) {
+  const el = document.createElement(tag);
+  el.textContent = text;
+  if (className) el.className = className;
+  return el;
+}
+
+function block(title, value, className) {
+  const section = document.createElement("section");
+  if (className) section.className = className;
+  section.append(textElement("h3", title), textElement("pre", JSON.stringify(value, null, 2), "json"));
+  return section;
+}
+
+function snippet(text, max) {
+  const one = String(text).replace(/\s+/g, " ").trim();
+  return one.length > max ? `${one.slice(0, max - 1)}…` : one;
+}
+
+function safeParse(text) {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+function formatTime(iso) {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return String(iso ?? "");
+  const pad = (n, w = 2) => String(n).padStart(w, "0");
+  return `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}.${pad(d.getMilliseconds(), 3)}`;
+}
+
+function formatMs(ms) {
+  if (typeof ms !== "number" || !Number.isFinite(ms)) return "–";
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
+  const seconds = Math.round((ms % 60_000) / 1000);
+  return `${Math.floor(ms / 60_000)} min${seconds ? ` ${seconds} s` : ""}`;
+}
+
+// ---------------------------------------------------------------- connection
+
+function connect() {
+  const ws = new WebSocket(`ws://${location.host}/`);
+  socket = ws;
+  setConnection("connecting", "connecting…");
+  ws.addEventListener("open", () => {
+    reconnectDelay = 500;
+    ws.send(JSON.stringify({ type: "@statecraft.hello" }));
+  });
+  ws.addEventListener("message", (message) => {
+    let data;
+    try {
+      data = JSON.parse(message.data);
+    } catch {
+      addProblem("the server sent a message that is not JSON");
+      return;
+    }
+    if (data.type === "hello") {
+      // A reconnect replays everything: start the server's part afresh, keep the trace files opened here.
+      for (const [key, s] of model.sessions) if (s.kind !== "trace") model.sessions.delete(key);
+      model.charts.clear();
+      model.permissions.clear();
+      model.defaultChartId = data.defaultChartId;
+      model.traceFileName = data.traceFile;
+      connected = true;
+      setConnection("connected", "connected");
+      rendered.chartId = undefined;
+      rendered.timelineKey = undefined;
+      return;
+    }
+    if (data.type === "records") {
+      for (const r of data.records) applyRecord(r);
+      loadGivenTrace();
+      scheduleRender();
+      return;
+    }
+    if (data.type === "record") {
+      applyRecord(data.record);
+      scheduleRender();
+    }
+  });
+  ws.addEventListener("close", () => {
+    connected = false;
+    setConnection("disconnected", "disconnected — retrying");
+    scheduleRender();
+    setTimeout(connect, reconnectDelay);
+    reconnectDelay = Math.min(reconnectDelay * 2, 5000);
+  });
+}
+
+function setConnection(state, text) {
+  const el = $("connection");
+  el.dataset.connection = state;
+  el.textContent = text;
+}
+
+// ---------------------------------------------------------------- start
+
+function start() {
+  if (window.mermaid) {
+    window.mermaid.initialize({
+      startOnLoad: false,
+      securityLevel: "strict",
+      theme: "neutral",
+      fontFamily: "system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif",
+      state: { useMaxWidth: true },
+    });
+  }
+  $("ws-url").textContent = `ws://${location.host}`;
+  $("session").addEventListener("change", (e) => selectSession(e.target.value, true));
+  $("scrubber").addEventListener("input", (e) => selectIndex(Number(e.target.value), true));
+  $("follow").addEventListener("change", (e) => {
+    model.follow = e.target.checked;
+    scheduleRender();
+  });
+  $("timeline").addEventListener("keydown", (e) => {
+    if (e.key === "ArrowDown" || e.key === "ArrowRight") selectIndex(model.selectedIndex + 1, true);
+    else if (e.key === "ArrowUp" || e.key === "ArrowLeft") selectIndex(model.selectedIndex - 1, true);
+    else if (e.key === "Home") selectIndex(0, true);
+    else if (e.key === "End") selectIndex(Number.MAX_SAFE_INTEGER, true);
+    else return;
+    e.preventDefault();
+  });
+  $("allow").addEventListener("click", () => answer("allow"));
+  $("deny").addEventListener("click", () => answer("deny"));
+  $("trace-input").addEventListener("change", (e) => {
+    if (e.target.files && e.target.files.length) openFiles([...e.target.files]);
+    e.target.value = "";
+  });
+  const drop = $("drop");
+  let depth = 0;
+  document.addEventListener("dragenter", (e) => {
+    if (!e.dataTransfer || ![...e.dataTransfer.types].includes("Files")) return;
+    depth++;
+    drop.hidden = false;
+  });
+  document.addEventListener("dragleave", () => {
+    depth = Math.max(0, depth - 1);
+    if (depth === 0) drop.hidden = true;
+  });
+  document.addEventListener("dragover", (e) => e.preventDefault());
+  document.addEventListener("drop", (e) => {
+    e.preventDefault();
+    depth = 0;
+    drop.hidden = true;
+    if (e.dataTransfer && e.dataTransfer.files.length) openFiles([...e.dataTransfer.files]);
+  });
+  // The time gauge of a live run keeps moving between events.
+  setInterval(() => {
+    const s = model.sessions.get(model.selectedKey);
+    if (s && s.kind !== "actor" && !s.ended && model.follow) renderGauges(s);
+  }, 250);
+  connect();
+  render();
+}
+
+start();

@@ -1,0 +1,132 @@
+import type { MachineChart } from "./chart.js";
+import type { Json } from "./serialize.js";
+
+/*
+ * Two protocols meet in the inspector's WebSocket:
+ * - `@statelyai/inspect`'s: what its `createWebSocketInspector({ url })` sends for any XState v5 actor (the three
+ *   event shapes below, as of @statelyai/inspect 0.7; recognised by their `@xstate.` type and `_version`);
+ * - the inspector's own with its pages: the server keeps every record of what it saw in order and sends each page
+ *   the whole list on connect ("the run so far"), then every new record; pages send hello and permission answers.
+ */
+
+/** Fields every `@statelyai/inspect` event carries. */
+export interface StatelyBaseEvent {
+  /** The actor's session id (`x:0`, …): unique per actor in the sending process. */
+  sessionId: string;
+  rootId?: string;
+  /** Milliseconds since the epoch, as a decimal string. */
+  createdAt: string;
+  id: string | null;
+  _version: string;
+}
+
+/** An actor was created: its machine's definition (the config as JSON text) and first snapshot. */
+export interface StatelyActorEvent extends StatelyBaseEvent {
+  type: "@xstate.actor";
+  name: string;
+  definition?: string;
+  parentId?: string;
+  snapshot?: { status?: string; value?: unknown; context?: unknown; output?: unknown };
+}
+
+/** An actor's snapshot after it processed `event`. */
+export interface StatelySnapshotEvent extends StatelyBaseEvent {
+  type: "@xstate.snapshot";
+  event: { type: string; [key: string]: unknown };
+  snapshot: { status?: string; value?: unknown; context?: unknown; output?: unknown; error?: unknown };
+}
+
+/** An event was sent to an actor. */
+export interface StatelyEventEvent extends StatelyBaseEvent {
+  type: "@xstate.event";
+  event: { type: string; [key: string]: unknown };
+  sourceId?: string;
+}
+
+export type StatelyInspectionEvent = StatelyActorEvent | StatelySnapshotEvent | StatelyEventEvent;
+
+/** Whether a message received on the WebSocket is an `@statelyai/inspect` event. */
+export function isStatelyInspectionEvent(message: unknown): message is StatelyInspectionEvent {
+  if (!message || typeof message !== "object") return false;
+  const m = message as { type?: unknown; sessionId?: unknown };
+  return (m.type === "@xstate.actor" || m.type === "@xstate.snapshot" || m.type === "@xstate.event") && typeof m.sessionId === "string";
+}
+
+/** A transition a microstep took, by state paths (dotted keys from the root; `""` is the machine itself). */
+export interface TakenTransition {
+  from: string;
+  to: string[];
+  event: string;
+  guard?: string;
+}
+
+/** What the inspector saw, in order. Every page gets all of them. */
+export type InspectorRecord =
+  /** A machine's chart, sent once before the first record that names it. */
+  | { kind: "chart"; chartId: string; chart: MachineChart }
+  /** An XState actor was created (in this process or in a client of the WebSocket). */
+  | {
+      kind: "actor";
+      time: string;
+      sessionId: string;
+      name: string;
+      /** Absent for actors that are not state machines (promises, callbacks…): they have no chart. */
+      chartId?: string;
+      parentId?: string;
+      rootId?: string;
+      /** Where it came from: `process` (this process's `inspect`) or `socket` (a WebSocket client). */
+      origin: "process" | "socket";
+      snapshot: ActorSnapshot;
+    }
+  /** An actor's snapshot: after a macrostep, or after a microstep (then with the transitions taken). */
+  | { kind: "snapshot"; time: string; sessionId: string; event: Json; snapshot: ActorSnapshot; transitions?: TakenTransition[] }
+  /** An event sent to an actor. */
+  | { kind: "event"; time: string; sessionId: string; event: Json; sourceId?: string }
+  /** An agent run started being inspected. */
+  | { kind: "run"; time: string; sessionId: string; chartId: string; input?: string; parentSession?: string }
+  /**
+   * A state the run entered: the line its trace gets for it, the event that led there, and the run's context as it
+   * stood then (its conversation is sent apart, in `messages` records; `messageCount` says how much of it existed).
+   */
+  | { kind: "enter"; sessionId: string; line: Json; event: string; context: Json; messageCount: number }
+  /** Messages appended to the run's conversation since the last such record, starting at index `start`. */
+  | { kind: "messages"; sessionId: string; start: number; messages: Json[] }
+  /** An event of the run (text, tool calls and results, permission requests, retries, turn end). */
+  | { kind: "agent"; time: string; sessionId: string; event: Json }
+  /** The run is over (its generator returned). */
+  | { kind: "run_end"; time: string; sessionId: string }
+  /** A permission request waiting for an answer from a page. */
+  | { kind: "permission"; time: string; id: string; sessionId: string; call: Json; reason: string }
+  /** The answer to a permission request; `by` says who gave it. */
+  | { kind: "permission_answer"; time: string; id: string; answer: "allow" | "deny"; by: PermissionAnsweredBy }
+  /** Something the inspector could not use, said rather than dropped (a client's unreadable message, …). */
+  | { kind: "problem"; time: string; message: string };
+
+/** Who answered a permission request: a page, the caller (another prompt answered first), or the inspector closing or losing its pages. */
+export type PermissionAnsweredBy = "page" | "elsewhere" | "closed" | "no_page";
+
+export interface ActorSnapshot {
+  status?: string;
+  value?: Json;
+  context?: Json;
+  output?: Json;
+  error?: Json;
+}
+
+/** Server → page. */
+export type ServerMessage =
+  | {
+      type: "hello";
+      /** The chart of trace files and agent runs (the engine's, unless another machine was given). */
+      defaultChartId: string;
+      /** The name of the trace file given on the command line, served at `/trace`. */
+      traceFile?: string;
+      /** How many records follow at once: the page shows them as one update. */
+      replay: number;
+    }
+  | { type: "record"; record: InspectorRecord };
+
+/** Page → server. */
+export type PageMessage =
+  | { type: "@statecraft.hello" }
+  | { type: "@statecraft.answer"; id: string; answer: "allow" | "deny" };

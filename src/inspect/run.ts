@@ -1,0 +1,118 @@
+import type { AgentEvent } from "../events.js";
+import type { EngineObserver } from "../machine/observe.js";
+import type { PermissionRequest } from "../permissions/types.js";
+import { TraceDetails } from "../trace/details.js";
+import { TRACE_VERSION } from "../trace/format.js";
+import type { InspectorHub } from "./hub.js";
+import { toJson } from "./serialize.js";
+
+/** One agent run as the inspector shows it. */
+export interface InspectedRun {
+  readonly sessionId: string;
+  /**
+   * Add to the engine's observers (`observeEngine([...writers, run.observer])`): every state entered, with the
+   * line the trace gets for it (seq, time, turn, details) and the context as it stood then (counters, the
+   * conversation so far, the current calls and their results, errors), and every event the machine emits
+   * (text, tool calls and results, permission requests, retries), in their true order.
+   */
+  readonly observer: EngineObserver;
+  /**
+   * An event the run yields. Only what the observer does not see is recorded (`turn_end`), so passing every
+   * yielded event is fine; before the observer has seen anything, every event is recorded.
+   */
+  publish(event: AgentEvent): void;
+  /**
+   * Shows a permission request on the connected pages (buttons `Allow` and `Deny`) and resolves with the answer.
+   * Denied when the inspector closes or no page is connected for the grace period; aborting `signal` (another
+   * prompt answered first) withdraws it from the pages and rejects with the signal's reason.
+   */
+  requestPermission(request: PermissionRequest, options?: { signal?: AbortSignal }): Promise<"allow" | "deny">;
+  /** The run is over: the page stops its clock. */
+  end(): void;
+}
+
+/** What the inspector needs to know about a run when it starts. */
+export interface RunInfo {
+  sessionId: string;
+  /** The user's input, shown with the run's name. */
+  input?: string;
+  /** The run's options as the trace records them on its build_context line. */
+  runOptions?: Record<string, unknown>;
+  /** The session this one was forked from or is a subagent of. */
+  parentSession?: string;
+}
+
+/** Context keys that are not the run's data: collaborators (model client, tools, signal) and the conversation, sent on its own. */
+const NOT_DATA = new Set(["deps", "messages"]);
+
+/** Event types the observer delivers itself (the rest of AgentEvent comes only through `publish`). */
+const OBSERVED = new Set<AgentEvent["type"]>(["state", "text_delta", "thinking_delta", "retry", "tool_start", "tool_result", "permission_request"]);
+
+export function createInspectedRun(hub: InspectorHub, info: RunInfo, chartId: string): InspectedRun {
+  const { sessionId } = info;
+  hub.add({
+    kind: "run",
+    time: new Date().toISOString(),
+    sessionId,
+    chartId,
+    ...(info.input !== undefined ? { input: info.input } : {}),
+    ...(info.parentSession !== undefined ? { parentSession: info.parentSession } : {}),
+  });
+
+  const details = new TraceDetails(info.runOptions ?? {});
+  // Numbered like the trace's lines (retries take a number too), so a transition's seq is its trace line's.
+  let seq = 0;
+  let turn = 0;
+  let observed = false;
+  let messagesSent = 0;
+  let ended = false;
+
+  const observer: EngineObserver = {
+    state(entered) {
+      observed = true;
+      const context = entered.context as unknown as Record<string, unknown>;
+      turn = entered.context.turn;
+      const messages = Array.isArray(context.messages) ? (context.messages as unknown[]) : [];
+      // The conversation only grows during a run; if it was replaced, it is sent again from the start.
+      const start = messages.length < messagesSent ? 0 : messagesSent;
+      if (messages.length > start) hub.add({ kind: "messages", sessionId, start, messages: messages.slice(start).map((m) => toJson(m)) });
+      messagesSent = messages.length;
+      const data: Record<string, unknown> = {};
+      for (const [key, item] of Object.entries(context)) if (!NOT_DATA.has(key)) data[key] = item;
+      const line = {
+        v: TRACE_VERSION,
+        sessionId,
+        seq: seq++,
+        ...(info.parentSession !== undefined ? { parentSession: info.parentSession } : {}),
+        time: new Date(entered.time).toISOString(),
+        kind: "state",
+        state: entered.state,
+        turn,
+        details: details.of(entered),
+      };
+      hub.add({ kind: "enter", sessionId, line: toJson(line), event: entered.event.type, context: toJson(data), messageCount: messages.length });
+    },
+    emitted(event) {
+      observed = true;
+      if (event.type === "retry") seq++;
+      hub.add({ kind: "agent", time: new Date().toISOString(), sessionId, event: toJson(event) });
+    },
+  };
+
+  return {
+    sessionId,
+    observer,
+    publish(event) {
+      if (observed && OBSERVED.has(event.type)) return;
+      hub.add({ kind: "agent", time: new Date().toISOString(), sessionId, event: toJson(event) });
+    },
+    requestPermission(request, options) {
+      return hub.requestPermission(sessionId, toJson(request.call), request.reason, options?.signal);
+    },
+    end() {
+      if (ended) return;
+      ended = true;
+      hub.add({ kind: "run_end", time: new Date().toISOString(), sessionId });
+    },
+  };
+}

@@ -1,0 +1,272 @@
+import { createReadStream, statSync } from "node:fs";
+import http from "node:http";
+import type { Socket } from "node:net";
+import { basename, resolve } from "node:path";
+import { WebSocket, WebSocketServer, type RawData } from "ws";
+import type { AnyStateMachine } from "xstate";
+import { AgentError } from "../errors/agent-error.js";
+import { engineMachine } from "../machine/engine.js";
+import type { AgentEvent } from "../events.js";
+import type { PermissionRequest } from "../permissions/types.js";
+import { isStateMachine, processInspector, socketIngest, type InspectObserver } from "./actors.js";
+import { inspectorAssets, type Asset } from "./assets.js";
+import { InspectorHub, type PageConnection } from "./hub.js";
+import { isStatelyInspectionEvent } from "./protocol.js";
+import { createInspectedRun, type InspectedRun, type RunInfo } from "./run.js";
+
+export interface InspectorOptions {
+  /** TCP port on 127.0.0.1; 0 (the default) picks a free one. */
+  port?: number;
+  /** A trace file (JSONL) to show: served to the page at `/trace`, read afresh on every load. */
+  traceFile?: string;
+  /** The machine drawn for agent runs and trace files (default: the engine's `engineMachine`). */
+  machine?: AnyStateMachine;
+  /** How long a permission request waits when no page is connected before it is denied (default 10 000 ms). */
+  permissionGraceMs?: number;
+}
+
+/** A running inspector: a page on 127.0.0.1 that shows agent runs, trace files and any XState v5 actor. */
+export interface Inspector {
+  /** `http://127.0.0.1:PORT/` */
+  readonly url: string;
+  readonly port: number;
+  /** Pages connected right now. A permission request should wait for a page only while this is above 0. */
+  readonly pages: number;
+  /**
+   * An XState inspect observer for any actor in this process: `createActor(machine, { inspect: inspector.inspect })`.
+   * The WebSocket at `ws://127.0.0.1:PORT` takes the same from other processes through `@statelyai/inspect`'s
+   * `createWebSocketInspector`.
+   */
+  readonly inspect: InspectObserver;
+  /** Starts showing an agent run; feed the returned handle what the run does. */
+  attach(run: RunInfo): InspectedRun;
+  /** `publish` of the run attached last (one is attached for it if there is none). */
+  publish(event: AgentEvent): void;
+  /** `requestPermission` of the run attached last (one is attached for it if there is none). */
+  requestPermission(request: PermissionRequest, options?: { signal?: AbortSignal }): Promise<"allow" | "deny">;
+  /** Resolves once a page is connected (rejects after `timeoutMs`, on abort, or when the inspector closes). */
+  waitForPage(options?: { timeoutMs?: number; signal?: AbortSignal }): Promise<void>;
+  /** Lets the process exit while the inspector still serves (it keeps serving as long as the process lives). */
+  unref(): void;
+  /** Denies what still waits for an answer, disconnects the pages and stops serving. */
+  close(): Promise<void>;
+}
+
+const DEFAULT_PERMISSION_GRACE_MS = 10_000;
+
+/** Starts the inspector on 127.0.0.1 and resolves once it listens. */
+export async function startInspector(options: InspectorOptions = {}): Promise<Inspector> {
+  const { port: wantedPort = 0, permissionGraceMs = DEFAULT_PERMISSION_GRACE_MS } = options;
+  if (!Number.isInteger(wantedPort) || wantedPort < 0 || wantedPort > 65535) {
+    throw new AgentError("INVALID_OPTIONS", `inspector port must be an integer from 0 to 65535 (0 picks a free port), got ${String(wantedPort)}`);
+  }
+  if (typeof permissionGraceMs !== "number" || !Number.isFinite(permissionGraceMs) || permissionGraceMs < 0) {
+    throw new AgentError("INVALID_OPTIONS", `permissionGraceMs must be a number of milliseconds >= 0, got ${String(permissionGraceMs)}`);
+  }
+  const traceFile = options.traceFile === undefined ? undefined : checkTraceFile(options.traceFile);
+  if (options.machine !== undefined && !isStateMachine(options.machine)) {
+    throw new AgentError("INVALID_OPTIONS", "inspector `machine` must be an XState v5 state machine (from createMachine or setup().createMachine)");
+  }
+  const machine = options.machine ?? engineMachine;
+
+  const hub = new InspectorHub(permissionGraceMs);
+  const defaultChartId = hub.chartOf(machine);
+  const assets = inspectorAssets();
+  let port = 0;
+  const allowedHosts = () => new Set([`127.0.0.1:${port}`, `localhost:${port}`]);
+  const allowedOrigins = () => new Set([`http://127.0.0.1:${port}`, `http://localhost:${port}`]);
+
+  const server = http.createServer((req, res) => {
+    // A page of another site that resolves its own name to 127.0.0.1 (DNS rebinding) must not read the run.
+    if (!allowedHosts().has(req.headers.host ?? "")) return plain(res, 403, "this inspector only answers to http://127.0.0.1:PORT/ or http://localhost:PORT/\n");
+    if (req.method !== "GET" && req.method !== "HEAD") {
+      res.setHeader("Allow", "GET, HEAD");
+      return plain(res, 405, "only GET and HEAD\n");
+    }
+    let path: string;
+    try {
+      path = new URL(req.url ?? "/", "http://127.0.0.1").pathname;
+    } catch {
+      return plain(res, 400, "bad request path\n");
+    }
+    if (path === "/favicon.ico") {
+      res.writeHead(204, securityHeaders(port));
+      return res.end();
+    }
+    // The trace may still be growing: sent as it is now, without a length.
+    if (path === "/trace" && traceFile) return sendFile(req, res, { file: traceFile, type: "application/x-ndjson; charset=utf-8" }, port, false);
+    const asset = assets.get(path);
+    if (!asset) return plain(res, 404, "not found\n");
+    return sendFile(req, res, asset, port);
+  });
+
+  const sockets = new Set<Socket>();
+  let unrefed = false;
+  server.on("connection", (socket) => {
+    sockets.add(socket);
+    if (unrefed) socket.unref();
+    socket.on("close", () => sockets.delete(socket));
+  });
+
+  const wss = new WebSocketServer({ noServer: true, maxPayload: 32 * 1024 * 1024 });
+  server.on("upgrade", (req, socket, head) => {
+    const origin = req.headers.origin;
+    // Node clients (@statelyai/inspect's) send no Origin; a browser always does, and only our own page may connect.
+    if (!allowedHosts().has(req.headers.host ?? "") || (origin !== undefined && !allowedOrigins().has(origin))) {
+      socket.end("HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Length: 0\r\n\r\n");
+      return;
+    }
+    wss.handleUpgrade(req, socket, head, (ws) => wss.emit("connection", ws, req));
+  });
+
+  let clients = 0;
+  wss.on("connection", (ws: WebSocket) => {
+    const client = ++clients;
+    let page: PageConnection | undefined;
+    let ingest: ReturnType<typeof socketIngest> | undefined;
+    ws.on("message", (data: RawData, isBinary: boolean) => {
+      if (isBinary) return hub.problem(`WebSocket client ${client} sent binary data; the inspector reads JSON text`);
+      let message: unknown;
+      try {
+        message = JSON.parse(data.toString());
+      } catch {
+        return hub.problem(`WebSocket client ${client} sent a message that is not JSON: ${data.toString().slice(0, 120)}`);
+      }
+      if (isStatelyInspectionEvent(message)) {
+        ingest ??= socketIngest(hub, client);
+        return ingest(message);
+      }
+      const type = message && typeof message === "object" ? (message as { type?: unknown }).type : undefined;
+      if (type === "@statecraft.hello") {
+        if (page) return;
+        page = { send: (text) => ws.readyState === WebSocket.OPEN && ws.send(text) };
+        return hub.addPage(page, { defaultChartId, ...(traceFile ? { traceFile: basename(traceFile) } : {}) });
+      }
+      if (type === "@statecraft.answer") {
+        const { id, answer } = message as { id?: unknown; answer?: unknown };
+        if (typeof id !== "string" || (answer !== "allow" && answer !== "deny")) {
+          return hub.problem(`WebSocket client ${client} sent an answer without a request id or with an answer other than "allow" or "deny"`);
+        }
+        const refused = hub.answer(id, answer, "page");
+        if (refused) hub.problem(refused);
+        return;
+      }
+      return hub.problem(`WebSocket client ${client} sent a message of a type the inspector does not know: ${JSON.stringify(type ?? null)}`);
+    });
+    ws.on("close", () => {
+      if (page) hub.removePage(page);
+    });
+    ws.on("error", () => {
+      // A broken connection closes; "close" above does the bookkeeping.
+    });
+  });
+
+  await new Promise<void>((resolveListen, rejectListen) => {
+    const onError = (error: NodeJS.ErrnoException) => {
+      server.off("listening", onListening);
+      const why = error.code === "EADDRINUSE" ? `port ${wantedPort} on 127.0.0.1 is in use; pick another port, or 0 for any free one` : error.message;
+      rejectListen(new AgentError("INSPECTOR_LISTEN_FAILED", `the inspector could not listen: ${why}`, { cause: error }));
+    };
+    const onListening = () => {
+      server.off("error", onError);
+      resolveListen();
+    };
+    server.once("error", onError);
+    server.once("listening", onListening);
+    // Loopback only: the inspector shows prompts, tool inputs and file contents.
+    server.listen(wantedPort, "127.0.0.1");
+  });
+  port = (server.address() as { port: number }).port;
+
+  const inspect = processInspector(hub);
+  let lastRun: InspectedRun | undefined;
+  let implicitRuns = 0;
+  const attach = (info: RunInfo): InspectedRun => {
+    if (!info || typeof info.sessionId !== "string" || info.sessionId === "") {
+      throw new AgentError("INVALID_OPTIONS", "inspector.attach needs the run's sessionId (a non-empty string)");
+    }
+    lastRun = createInspectedRun(hub, info, defaultChartId);
+    return lastRun;
+  };
+  const currentRun = (sessionId?: string) => lastRun ?? attach({ sessionId: sessionId ?? `run-${++implicitRuns}` });
+
+  let closing: Promise<void> | undefined;
+  return {
+    url: `http://127.0.0.1:${port}/`,
+    port,
+    get pages() {
+      return hub.pageCount;
+    },
+    inspect,
+    attach,
+    publish(event) {
+      currentRun(event.type === "turn_end" ? event.sessionId : undefined).publish(event);
+    },
+    requestPermission(request, opts) {
+      return currentRun().requestPermission(request, opts);
+    },
+    waitForPage(opts = {}) {
+      return hub.waitForPage(opts.timeoutMs, opts.signal);
+    },
+    unref() {
+      unrefed = true;
+      server.unref();
+      for (const socket of sockets) socket.unref();
+    },
+    close() {
+      closing ??= new Promise<void>((done) => {
+        hub.close();
+        for (const ws of wss.clients) ws.terminate();
+        wss.close();
+        server.close(() => done());
+        server.closeAllConnections();
+      });
+      return closing;
+    },
+  };
+}
+
+function checkTraceFile(file: string): string {
+  if (typeof file !== "string" || file === "") throw new AgentError("INVALID_OPTIONS", "inspector traceFile must be a path to a trace file (JSONL)");
+  const path = resolve(file);
+  let isFile = false;
+  try {
+    isFile = statSync(path).isFile();
+  } catch {
+    throw new AgentError("INVALID_OPTIONS", `trace file ${file} does not exist; give the path of a trace (by default <project>/.agent/trace.jsonl)`);
+  }
+  if (!isFile) throw new AgentError("INVALID_OPTIONS", `trace file ${file} is not a file; give the path of a trace (JSONL)`);
+  return path;
+}
+
+function securityHeaders(port: number): Record<string, string> {
+  const sockets = `ws://127.0.0.1:${port} ws://localhost:${port}`;
+  return {
+    // The page loads nothing from anywhere but this server (Mermaid writes inline styles into its SVG).
+    "Content-Security-Policy": `default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self'; connect-src 'self' ${sockets}; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "Cache-Control": "no-store",
+    "Cross-Origin-Resource-Policy": "same-origin",
+  };
+}
+
+function plain(res: http.ServerResponse, status: number, text: string): void {
+  res.writeHead(status, { "Content-Type": "text/plain; charset=utf-8", "X-Content-Type-Options": "nosniff", "Cache-Control": "no-store" });
+  res.end(text);
+}
+
+function sendFile(req: http.IncomingMessage, res: http.ServerResponse, asset: Asset, port: number, withLength = true): void {
+  if (!asset.file) return plain(res, 500, `${asset.missing ?? "file missing"}\n`);
+  let size: number;
+  try {
+    size = statSync(asset.file).size;
+  } catch {
+    return plain(res, 500, `the inspector's file ${basename(asset.file)} is missing from the installed package\n`);
+  }
+  res.writeHead(200, { ...securityHeaders(port), "Content-Type": asset.type, ...(withLength ? { "Content-Length": String(size) } : {}) });
+  if (req.method === "HEAD") return void res.end();
+  const stream = createReadStream(asset.file);
+  stream.on("error", () => res.destroy());
+  stream.pipe(res);
+}
