@@ -72,7 +72,7 @@ export type ConfinedPath =
   | { ok: false; message: string };
 
 /** `~` and `~/x` mean the home directory, as in a shell; models write them. */
-function expandHome(input: string): string {
+export function expandHome(input: string): string {
   if (input === "~") return os.homedir();
   if (input.startsWith("~/")) return path.join(os.homedir(), input.slice(2));
   return input;
