@@ -196,6 +196,8 @@ function errorDetail(error: unknown, rawBody: string | undefined): ErrorDetail {
     } catch {
       return { message: truncate(rawBody.trim()) };
     }
+    // Gemini's compatible endpoint wraps its error in a one-element array.
+    if (Array.isArray(parsed) && parsed.length > 0) parsed = parsed[0];
     if (isWireObject(parsed) && parsed.error !== undefined) {
       const inner = detailOf(parsed.error);
       if (inner.message) return inner;

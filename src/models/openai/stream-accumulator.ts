@@ -39,6 +39,8 @@ export class StreamAccumulator {
     if (!isWireObject(chunk)) return [];
     this.chunkCount++;
     if (chunk.error !== undefined && chunk.error !== null) throw new ServerErrorPayload(chunk.error);
+    // vLLM streams errors as `{"object": "error", "message", "code"}`; others as `{"type": "error", ...}`.
+    if (chunk.object === "error" || chunk.type === "error") throw new ServerErrorPayload(chunk);
 
     const deltas: StreamDelta[] = [];
     const choices = Array.isArray(chunk.choices) ? chunk.choices : [];

@@ -129,11 +129,12 @@ describe("retryable failures are retried with backoff, each announced", () => {
   });
 
   it("SSE keep-alive comments count as activity: a slow but alive server is not cut off", async () => {
-    const lines = [":", ": keep-alive", ": keep-alive", ": keep-alive", ": keep-alive", ": keep-alive"];
+    // 800 ms of comments before the first chunk, 100 ms apart: far past the idle limit unless comments count.
+    const lines = [":", ...Array.from({ length: 7 }, () => ": keep-alive")];
     const answer = replies.text("worth the wait");
     if (answer.type !== "sse") throw new Error("text reply is a stream");
     server.enqueue({ type: "sse", lines: [...lines, ...answer.lines], lineDelayMs: 100 });
-    const result = await collect(model({ idleTimeoutMs: 250 }));
+    const result = await collect(model({ idleTimeoutMs: 400 }));
     expect(retries(result.events)).toEqual([]);
     expect(result.response?.text).toBe("worth the wait");
     expect(server.chatRequests).toHaveLength(1);
@@ -229,6 +230,27 @@ describe("failures that a retry cannot fix end the call at once", () => {
       expect(error.message).toContain(expected);
     }
     expect(server.chatRequests).toHaveLength(3);
+  });
+
+  it("vLLM's in-stream error object is classified (here a context overflow), not skipped as an empty chunk", async () => {
+    server.enqueue(
+      replies.chunks([
+        chunk({ role: "assistant", content: "" }),
+        { object: "error", message: "This model's maximum context length is 8192 tokens. However, you requested 9000 tokens.", type: "BadRequestError", param: null, code: 400 },
+      ]),
+    );
+    const error = asAgentError((await collect(model())).error);
+    expect(server.chatRequests).toHaveLength(1);
+    expect(error.code).toBe("CONTEXT_OVERFLOW");
+    expect(error.status).toBe(400);
+    expect(error.message).toContain("8192 tokens");
+  });
+
+  it("Gemini's error body (a one-element array) still yields the server's message", async () => {
+    server.enqueue({ type: "json", status: 400, body: [{ error: { code: 400, message: "Invalid JSON payload received. Unknown name \"foo\".", status: "INVALID_ARGUMENT" } }] });
+    const error = asAgentError((await collect(model())).error);
+    expect(error.status).toBe(400);
+    expect(error.message).toContain('Invalid JSON payload received. Unknown name "foo".');
   });
 
   it("a 429 for an exhausted quota is not retried", async () => {
