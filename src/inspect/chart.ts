@@ -105,13 +105,12 @@ export function chartFromDefinition(definition: string | Record<string, unknown>
   if (!config || typeof config !== "object" || Array.isArray(config)) {
     throw new AgentError("INVALID_OPTIONS", "the machine definition must be a machine config object (with `states`, `initial`, `on`…)");
   }
-  let machine: AnyStateMachine;
   try {
-    machine = createMachine(sanitizeConfig(config as Record<string, unknown>) as never);
+    // XState resolves targets lazily: a definition's errors surface while its chart is walked.
+    return machineChart(createMachine(sanitizeConfig(config as Record<string, unknown>) as never));
   } catch (error) {
     throw new AgentError("INVALID_OPTIONS", `the machine definition cannot be read as an XState v5 machine: ${(error as Error).message}`, { cause: error });
   }
-  return machineChart(machine);
 }
 
 /**
