@@ -1,0 +1,84 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startInspector, type Inspector } from "../../src/inspect/server.js";
+import { BROWSER_TEST_TIMEOUT, foreignRequests, openBrowser, screenshot, WAIT, type Browser } from "../inspect/support/browser.js";
+
+let inspector: Inspector;
+let browser: Browser;
+
+beforeAll(async () => {
+  inspector = await startInspector();
+  browser = await openBrowser();
+}, BROWSER_TEST_TIMEOUT);
+
+afterAll(async () => {
+  await browser?.close();
+  await inspector?.close();
+});
+
+describe("inspector: answering permission requests from the page", { timeout: BROWSER_TEST_TIMEOUT }, () => {
+  it("shows a pending request with Allow and Deny; a click resolves it and the buttons go away", async () => {
+    const { page } = browser;
+    await page.goto(inspector.url);
+    await inspector.waitForPage({ timeoutMs: 30_000 });
+    const run = inspector.attach({ sessionId: "perm-run", input: "write a note" });
+    const allow = page.getByRole("button", { name: "Allow", exact: true });
+    const deny = page.getByRole("button", { name: "Deny", exact: true });
+    expect(await allow.count()).toBe(0);
+
+    const first = run.requestPermission({ call: { id: "call-1", name: "write_note", input: { note: "hello" } }, reason: "write_note is a write tool and mode default asks for it" });
+    await expect.poll(() => allow.isVisible(), WAIT).toBe(true);
+    expect(await deny.isVisible()).toBe(true);
+    const panel = page.getByRole("region", { name: "permission request" });
+    expect(await panel.textContent()).toContain("write_note wants to run");
+    expect(await panel.textContent()).toContain('"note": "hello"');
+    await screenshot(page, "permission-pending");
+    await allow.click();
+    await expect(first).resolves.toBe("allow");
+    await expect.poll(() => allow.count(), WAIT).toBe(0);
+
+    const second = run.requestPermission({ call: { id: "call-2", name: "bash", input: { command: "rm -rf build" } }, reason: "bash is an exec tool" });
+    await expect.poll(() => deny.isVisible(), WAIT).toBe(true);
+    expect(await panel.textContent()).toContain("rm -rf build");
+    await deny.click();
+    await expect(second).resolves.toBe("deny");
+    await expect.poll(() => deny.count(), WAIT).toBe(0);
+  });
+
+  it("shows one request at a time, oldest first, and says how many more wait", async () => {
+    const { page } = browser;
+    const run = inspector.attach({ sessionId: "perm-run-2" });
+    const a = run.requestPermission({ call: { id: "a", name: "first_tool", input: {} }, reason: "asked" });
+    const b = run.requestPermission({ call: { id: "b", name: "second_tool", input: {} }, reason: "asked" });
+    const allow = page.getByRole("button", { name: "Allow", exact: true });
+    const panel = page.getByRole("region", { name: "permission request" });
+    await expect.poll(() => panel.textContent(), WAIT).toContain("first_tool wants to run");
+    expect(await panel.textContent()).toContain("1 more waiting");
+    expect(await allow.count()).toBe(1);
+    await allow.click();
+    await expect(a).resolves.toBe("allow");
+    await expect.poll(() => panel.textContent(), WAIT).toContain("second_tool wants to run");
+    await allow.click();
+    await expect(b).resolves.toBe("allow");
+  });
+
+  it("a page that opens while a request waits is shown it", async () => {
+    const run = inspector.attach({ sessionId: "perm-run-3" });
+    const waiting = run.requestPermission({ call: { id: "late", name: "late_tool", input: { n: 1 } }, reason: "asked" });
+    const other = await browser.context.newPage();
+    try {
+      await other.goto(inspector.url);
+      const allow = other.getByRole("button", { name: "Allow", exact: true });
+      await expect.poll(() => allow.isVisible(), WAIT).toBe(true);
+      expect(await other.getByRole("region", { name: "permission request" }).textContent()).toContain("late_tool");
+      await allow.click();
+      await expect(waiting).resolves.toBe("allow");
+    } finally {
+      await other.close();
+    }
+  });
+
+  it("made no request outside 127.0.0.1 and raised no page error", () => {
+    expect(foreignRequests(browser.requests)).toEqual([]);
+    expect(browser.errors).toEqual([]);
+  });
+});
