@@ -1,5 +1,5 @@
 import type { ErrorInfo } from "./errors/agent-error.js";
-import type { Message, ToolCall, ToolResult } from "./models/messages.js";
+import type { Message, ToolCall, ToolResult, UserMessage } from "./models/messages.js";
 import type { Usage } from "./models/model.js";
 import type { EngineStateName } from "./machine/states.js";
 import type { StopReason } from "./machine/stop-reasons.js";
@@ -22,6 +22,12 @@ export type AgentEvent =
   | { type: "tool_result"; call: ToolCall; result: ToolResult }
   | { type: "permission_request"; call: ToolCall; reason: string }
   | { type: "inspector"; url: string }
+  /** A queued message entered the conversation (build_context): a steering message, or a follow-up. */
+  | { type: "user_message"; message: UserMessage; source: "steering" | "follow_up" }
+  /** Older turns were replaced by a summary (build_context). */
+  | { type: "compaction"; tokensBefore: number; tokensAfter: number }
+  /** An event of a subagent run (or of its own subagents, passed up as they are). */
+  | { type: "subagent_event"; sessionId: string; parentSession: string; depth: number; event: AgentEvent }
   | {
       type: "turn_end";
       reason: StopReason;

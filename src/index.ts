@@ -14,3 +14,35 @@ export type { Message, SystemMessage, UserMessage, AssistantMessage, ToolMessage
 export type { PermissionMode, PermissionOptions, PermissionRequest, PermissionAnswer, PermissionRecord, DecidedBy } from "./permissions/types.js";
 export { TRACE_VERSION, type TraceLine, type StateTraceLine, type RetryTraceLine } from "./trace/format.js";
 export type { Logger } from "./logger.js";
+export { createSession, type Session } from "./session.js";
+export type { SessionOptions, QueueMode } from "./options.js";
+export type { AgentHooks, BeforeToolCallResult, PrepareNextTurnResult, ModelErrorAction } from "./hooks.js";
+export type { Summarize } from "./compaction/compact.js";
+export { agentTool, type AgentToolOptions } from "./tools/agent-tool.js";
+export type { RunInfo } from "./tools/define-tool.js";
+export { openaiModel } from "./models/openai/index.js";
+export type { OpenAIModelOptions, OpenAIEnvironment } from "./models/openai/index.js";
+export {
+  builtinTools,
+  readFileTool,
+  writeFileTool,
+  editFileTool,
+  listDirTool,
+  globTool,
+  grepTool,
+  bashTool,
+  type BuiltinToolOptions,
+  type ReadFileInput,
+  type WriteFileInput,
+  type EditFileInput,
+  type ListDirInput,
+  type GlobInput,
+  type GrepInput,
+  type BashInput,
+} from "./tools/builtin/index.js";
+export { confinePath, resolveRealPath, type ConfinedPath, type WorkspaceRoots } from "./tools/confine.js";
+export { runInProcessGroup, killProcessGroup, type ProcessGroupOptions, type ProcessGroupOutcome } from "./tools/process.js";
+export { createPermissionPolicy } from "./permissions/policy.js";
+export { parseRule, type PermissionRule } from "./permissions/rules.js";
+export { PERMISSION_MODES, type PermissionPolicy, type PolicyVerdict, type PolicyContext } from "./permissions/types.js";
+export type { PermissionSubjectKind } from "./tools/define-tool.js";

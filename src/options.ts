@@ -2,9 +2,11 @@ import type { AnyTool } from "./tools/define-tool.js";
 import type { Model } from "./models/model.js";
 import type { PermissionOptions } from "./permissions/types.js";
 import type { Logger } from "./logger.js";
+import type { AgentHooks } from "./hooks.js";
+import type { Summarize } from "./compaction/compact.js";
 
 /** Options of `query()`. Only `model` is required. */
-export interface QueryOptions {
+export interface QueryOptions extends AgentHooks {
   /** The model: `scriptedModel(...)`, `openaiModel(...)`, or any `Model`. */
   model: Model;
   tools?: readonly AnyTool[];
@@ -26,7 +28,35 @@ export interface QueryOptions {
   permissions?: PermissionOptions;
   /** Operational logs (e.g. a trace write failure). Default: pino on stderr at STATECRAFT_LOG_LEVEL (default "warn"). */
   logger?: Logger;
+  /** Context window in tokens; overrides the model's. Compaction needs one of the two. */
+  contextWindow?: number;
+  /** Tokens kept free for the answer: compaction starts above contextWindow − reserveTokens (default 16 384). */
+  reserveTokens?: number;
+  /** The most recent whole turns that fit in this many tokens are kept when compacting (default 20 000). */
+  keepRecentTokens?: number;
+  /** Turns older messages into a summary; default: the run's model, asked with no tools offered. */
+  summarize?: Summarize;
+  /** The same call (name and input) may run this many times in a row (default 3). */
+  maxRepeatedCalls?: number;
+  /** Once the tokens the model reported reach this, the run ends before the next model call (`max_turns`, `MAX_TOKENS`). */
+  maxTokens?: number;
+  /** The deepest subagent level allowed in the whole tree, counted from this run (0) (default 2). */
+  maxDelegationDepth?: number;
 }
+
+/** Which queued messages enter at once: one per model call (default), or all that are queued. */
+export type QueueMode = "one-at-a-time" | "all";
+
+/** Options of `createSession()`: those of `query()` plus how queued messages are delivered. */
+export interface SessionOptions extends QueryOptions {
+  steeringMode?: QueueMode;
+  followUpMode?: QueueMode;
+}
+
+export const DEFAULT_RESERVE_TOKENS = 16_384;
+export const DEFAULT_KEEP_RECENT_TOKENS = 20_000;
+export const DEFAULT_MAX_REPEATED_CALLS = 3;
+export const DEFAULT_MAX_DELEGATION_DEPTH = 2;
 
 export const DEFAULT_MAX_TURNS = 8;
 export const DEFAULT_MAX_TOOL_CALLS = 12;

@@ -1,15 +1,26 @@
 import { randomUUID } from "node:crypto";
 import { isAbsolute, join, resolve } from "node:path";
-import { createActor } from "xstate";
+import { createActor, type Actor } from "xstate";
 import { AgentError, type ErrorInfo } from "./errors/agent-error.js";
 import { emptyUsage, type AgentEvent, type RunResult } from "./events.js";
 import { defaultLogger } from "./logger.js";
-import type { EngineDeps, EngineInput } from "./machine/context.js";
+import type { EngineContext, EngineDeps, EngineInput, Inbox, LoopSettings } from "./machine/context.js";
+import { HOOK_NAMES, type AgentHooks } from "./hooks.js";
 import { engineMachine } from "./machine/engine.js";
 import { observeEngine, type EngineObserver } from "./machine/observe.js";
 import type { Message } from "./models/messages.js";
 import type { ToolSpec } from "./models/model.js";
-import { DEFAULT_MAX_TOOL_CALLS, DEFAULT_MAX_TURNS, DEFAULT_TIMEOUT_MS, type QueryOptions } from "./options.js";
+import {
+  DEFAULT_KEEP_RECENT_TOKENS,
+  DEFAULT_MAX_DELEGATION_DEPTH,
+  DEFAULT_MAX_REPEATED_CALLS,
+  DEFAULT_MAX_TOOL_CALLS,
+  DEFAULT_MAX_TURNS,
+  DEFAULT_RESERVE_TOKENS,
+  DEFAULT_TIMEOUT_MS,
+  type QueryOptions,
+  type QueueMode,
+} from "./options.js";
 import { PERMISSION_MODES } from "./permissions/types.js";
 import type { AnyTool } from "./tools/define-tool.js";
 import { auditWriter } from "./trace/audit-writer.js";
@@ -25,10 +36,25 @@ export interface QueryRun extends AsyncGenerator<AgentEvent, RunResult, undefine
 }
 
 /** What a run is started with, after the options were checked. */
-interface PreparedRun {
+export interface PreparedRun {
   input: EngineInput;
   traceFile: string | false;
   runOptions: Record<string, unknown>;
+  forkedAt?: { sessionId: string; seq: number };
+}
+
+/** How a run sits in a tree of runs (subagents) or a session (queues); not options a caller sets. */
+export interface RunPlacement {
+  sessionId?: string;
+  inbox?: Inbox;
+  steeringMode?: QueueMode;
+  followUpMode?: QueueMode;
+  parentSession?: string;
+  depth?: number;
+  maxDelegationDepth?: number;
+  /** A conversation to start from instead of the session's transcript (a fork). */
+  history?: readonly Message[];
+  forkedAt?: { sessionId: string; seq: number };
 }
 
 /**
@@ -37,9 +63,26 @@ interface PreparedRun {
  * Invalid options throw an `AgentError` (`INVALID_OPTIONS`) at once, naming the option and how to fix it.
  */
 export function query(input: string, options: QueryOptions): QueryRun {
-  const prepared = prepare(input, options);
+  // A one-run session: the same engine, with empty queues.
+  return startRun(prepare(input, options), options);
+}
+
+/** How a run is tied to what started it (a session's inbox, a parent run). */
+export interface RunLifecycle {
+  /** Before the first event: the actor that will run (a session sends queued messages to it). */
+  started?(actor: EngineActor): void;
+  /** After the last event: the run's final context (a session takes back messages it did not claim). */
+  settled?(context: EngineContext): void;
+  /** Instead of running: the generator's first next() rejects with this (a busy session). */
+  refuse?(): AgentError | undefined;
+}
+
+export type EngineActor = Actor<typeof engineMachine>;
+
+/** Starts a prepared run as a QueryRun; nothing happens until the first next(). */
+export function startRun(prepared: PreparedRun, options: QueryOptions, lifecycle: RunLifecycle = {}): QueryRun {
   const control: { abort?: () => void; aborted: boolean } = { aborted: false };
-  const generator = runEngine(prepared, options, control) as QueryRun;
+  const generator = runEngine(prepared, options, control, lifecycle) as QueryRun;
   Object.defineProperty(generator, "sessionId", { value: prepared.input.sessionId, enumerable: true });
   generator.abort = () => {
     control.aborted = true;
@@ -52,7 +95,10 @@ async function* runEngine(
   prepared: PreparedRun,
   options: QueryOptions,
   control: { abort?: () => void; aborted: boolean },
+  lifecycle: RunLifecycle,
 ): AsyncGenerator<AgentEvent, RunResult, undefined> {
+  const refusal = lifecycle.refuse?.();
+  if (refusal) throw refusal;
   const { input } = prepared;
   const logger = options.logger ?? defaultLogger();
   const reportWriteFailure = (error: Error) => logger.error({ err: error.message, sessionId: input.sessionId }, "statecraft: trace write failed");
@@ -74,13 +120,24 @@ async function* runEngine(
   };
   const writers = [
     ...(prepared.traceFile
-      ? [traceWriter({ file: prepared.traceFile, sessionId: input.sessionId, runOptions: prepared.runOptions, secrets, onError: reportWriteFailure })]
+      ? [
+          traceWriter({
+            file: prepared.traceFile,
+            sessionId: input.sessionId,
+            runOptions: prepared.runOptions,
+            secrets,
+            onError: reportWriteFailure,
+            ...(input.loop.parentSession !== undefined ? { parentSession: input.loop.parentSession } : {}),
+            ...(prepared.forkedAt ? { forkedAt: prepared.forkedAt } : {}),
+          }),
+        ]
       : []),
     transcriptWriter({ cwd: input.cwd, sessionId: input.sessionId, onError: reportWriteFailure }),
     auditWriter({ file: join(input.cwd, ".agent", "audit.jsonl"), secrets, onError: reportWriteFailure }),
   ];
 
   const actor = createActor(engineMachine, { input, inspect: observeEngine([...writers, bridge]) });
+  lifecycle.started?.(actor);
   let finished = false;
   let crash: unknown;
   actor.subscribe({
@@ -95,6 +152,12 @@ async function* runEngine(
     },
   });
   const abort = () => actor.send({ type: "ABORT" });
+  let settled = false;
+  const settle = () => {
+    if (settled) return;
+    settled = true;
+    lifecycle.settled?.(actor.getSnapshot().context);
+  };
   control.abort = abort;
   options.signal?.addEventListener("abort", abort, { once: true });
 
@@ -129,6 +192,8 @@ async function* runEngine(
       usage,
       ...(error ? { error } : {}),
     };
+    // The session is free again before the caller sees the end (it may start the next run right away).
+    settle();
     yield turnEnd;
     const messages: Message[] = context.messages.filter((m) => m.role !== "system");
     return {
@@ -145,12 +210,13 @@ async function* runEngine(
     // A consumer that stops early (break, return) ends the run: abort it so done is recorded, then stop it.
     if (actor.getSnapshot().status === "active") abort();
     actor.stop();
+    settle();
     options.signal?.removeEventListener("abort", abort);
     for (const writer of writers) writer.close();
   }
 }
 
-function prepare(userInput: string, options: QueryOptions): PreparedRun {
+export function prepare(userInput: string, options: QueryOptions, placement: RunPlacement = {}): PreparedRun {
   const fail = (message: string) => new AgentError("INVALID_OPTIONS", message);
   if (typeof userInput !== "string") throw fail(`query(input, options): input must be a string, got ${typeof userInput}`);
   if (!options || typeof options !== "object") throw fail("query(input, options): options are required, at least { model }");
@@ -170,7 +236,7 @@ function prepare(userInput: string, options: QueryOptions): PreparedRun {
   const maxToolCalls = limit("maxToolCalls", DEFAULT_MAX_TOOL_CALLS, 0);
   const timeoutMs = limit("timeoutMs", DEFAULT_TIMEOUT_MS, 1);
   const cwd = resolve(options.cwd ?? process.cwd());
-  const sessionId = options.sessionId ?? randomUUID();
+  const sessionId = placement.sessionId ?? options.sessionId ?? randomUUID();
   if (typeof sessionId !== "string") throw fail("options.sessionId must be a string");
   try {
     checkSessionId(sessionId);
@@ -200,11 +266,40 @@ function prepare(userInput: string, options: QueryOptions): PreparedRun {
           ? options.traceFile
           : resolve(cwd, options.traceFile);
   const toolSpecs: ToolSpec[] = [...tools.values()].map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema }));
+  const hooks: AgentHooks = {};
+  for (const name of HOOK_NAMES) {
+    const hook = options[name];
+    if (hook === undefined) continue;
+    if (typeof hook !== "function") throw fail(`options.${name} must be a function`);
+    (hooks as Record<string, unknown>)[name] = hook;
+  }
+  if (options.summarize !== undefined && typeof options.summarize !== "function") throw fail("options.summarize must be a function");
+  const positive = (name: "contextWindow" | "reserveTokens" | "keepRecentTokens" | "maxRepeatedCalls" | "maxTokens" | "maxDelegationDepth", min: number) => {
+    const value = options[name];
+    if (value === undefined) return undefined;
+    if (typeof value !== "number" || !Number.isInteger(value) || value < min) throw fail(`options.${name} must be a whole number ≥ ${min}, got ${JSON.stringify(value)}`);
+    return value;
+  };
+  const loop: LoopSettings = {
+    steeringMode: placement.steeringMode ?? "one-at-a-time",
+    followUpMode: placement.followUpMode ?? "one-at-a-time",
+    contextWindow: positive("contextWindow", 1) ?? model.contextWindow ?? 0,
+    reserveTokens: positive("reserveTokens", 0) ?? DEFAULT_RESERVE_TOKENS,
+    keepRecentTokens: positive("keepRecentTokens", 0) ?? DEFAULT_KEEP_RECENT_TOKENS,
+    maxRepeatedCalls: positive("maxRepeatedCalls", 1) ?? DEFAULT_MAX_REPEATED_CALLS,
+    ...(options.maxTokens !== undefined ? { maxTokens: positive("maxTokens", 1) } : {}),
+    depth: placement.depth ?? 0,
+    maxDelegationDepth: placement.maxDelegationDepth ?? positive("maxDelegationDepth", 0) ?? DEFAULT_MAX_DELEGATION_DEPTH,
+    ...(placement.parentSession !== undefined ? { parentSession: placement.parentSession } : {}),
+    traceFile,
+  };
   const deps: EngineDeps = {
     model,
     tools,
     toolSpecs,
     permissions,
+    hooks,
+    ...(options.summarize ? { summarize: options.summarize } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
   };
   const runOptions: Record<string, unknown> = {
@@ -214,7 +309,13 @@ function prepare(userInput: string, options: QueryOptions): PreparedRun {
     timeoutMs,
     cwd,
     ...(options.systemPrompt !== undefined ? { systemPrompt: options.systemPrompt } : {}),
-    ...(options.sessionId !== undefined ? { continued: true } : {}),
+    ...(options.sessionId !== undefined || placement.sessionId !== undefined ? { continued: true } : {}),
+    ...(loop.contextWindow > 0 ? { contextWindow: loop.contextWindow, reserveTokens: loop.reserveTokens, keepRecentTokens: loop.keepRecentTokens } : {}),
+    maxRepeatedCalls: loop.maxRepeatedCalls,
+    ...(loop.maxTokens !== undefined ? { maxTokens: loop.maxTokens } : {}),
+    ...(loop.depth > 0 ? { depth: loop.depth } : {}),
+    maxDelegationDepth: loop.maxDelegationDepth,
+    hooks: Object.keys(hooks),
     permissions: {
       mode: permissions.mode ?? "default",
       allow: permissions.allow ?? [],
@@ -241,8 +342,12 @@ function prepare(userInput: string, options: QueryOptions): PreparedRun {
       maxToolCalls,
       timeoutMs,
       deps,
+      loop,
+      ...(placement.inbox ? { inbox: placement.inbox } : {}),
+      ...(placement.history ? { history: placement.history } : {}),
     },
     traceFile,
     runOptions,
+    ...(placement.forkedAt ? { forkedAt: placement.forkedAt } : {}),
   };
 }

@@ -1,14 +1,16 @@
-import { abortable } from "../util/abortable.js";
 import { fromPromise, type AnyActorRef } from "xstate";
 import { AgentError } from "../errors/agent-error.js";
+import { callHook, type AgentHooks } from "../hooks.js";
 import type { ToolCall } from "../models/messages.js";
 import type { PermissionAnswer, PermissionOptions, PermissionPolicy, PermissionRecord } from "../permissions/types.js";
 import type { AnyTool } from "../tools/define-tool.js";
+import { abortable } from "../util/abortable.js";
 
 export interface AskPermissionInput {
   calls: ReadonlyArray<{ call: ToolCall; tool: AnyTool }>;
   policy: PermissionPolicy;
   onAsk: PermissionOptions["onAsk"];
+  beforeToolCall?: AgentHooks["beforeToolCall"];
   parent: AnyActorRef;
 }
 
@@ -17,48 +19,93 @@ export interface PermissionDecision extends PermissionRecord {
   reason?: string;
 }
 
+/** What ask_permission settled for one call. */
+export type PermissionStep =
+  /** Decided by the policy or a person; `input` is set when `beforeToolCall` edited it (the decision covers it). */
+  | { toolCallId: string; kind: "decided"; decision: PermissionDecision; input?: unknown }
+  /** `beforeToolCall` blocked the call: the model gets the reason as its error result. */
+  | { toolCallId: string; kind: "blocked"; reason: string }
+  /** `beforeToolCall` threw, or its edited input is invalid: the call gets an error result, the others go on. */
+  | { toolCallId: string; kind: "failed"; error: AgentError };
+
 const ANSWERS: readonly PermissionAnswer[] = ["allow", "deny", "allow_always"];
 
 /**
- * Decides every call of a response before any of them runs, in call order: the policy first, then (for calls the
- * policy asks about) `onAsk`. Without `onAsk` an asked call is denied. After the first deny the rest are not asked:
+ * Decides every call of a response before any of them runs, in call order: `beforeToolCall` first (block, or edit the
+ * input, which is validated again), then the policy, then (for calls the policy asks about) `onAsk`, bound to that
+ * call's id and exact input. Without `onAsk` an asked call is denied. After the first deny the rest are not asked:
  * nothing of that response will run.
  */
-export const askPermissionActor = fromPromise<PermissionDecision[], AskPermissionInput>(async ({ input, signal }) => {
-  const decisions: PermissionDecision[] = [];
-  for (const { call, tool } of input.calls) {
-    const verdict = input.policy.evaluate(tool, call.input);
-    let record: PermissionDecision;
-    if (verdict.kind === "allow") {
-      record = { toolCallId: call.id, decision: "allow", by: verdict.by, input: call.input };
-    } else if (verdict.kind === "deny") {
-      record = { toolCallId: call.id, decision: "deny", by: verdict.by, input: call.input };
-    } else if (!input.onAsk) {
-      record = { toolCallId: call.id, decision: "deny", by: "default", input: call.input };
-    } else {
-      input.parent.send({ type: "permission.asked", call, reason: verdict.reason });
-      const answer = await abortable(Promise.resolve(input.onAsk({ call: { id: call.id, name: call.name, input: call.input }, reason: verdict.reason })), signal);
-      if (!ANSWERS.includes(answer)) {
-        throw new AgentError(
-          "HOOK_FAILED",
-          `permissions.onAsk answered ${JSON.stringify(answer)} for ${call.name}; it must answer "allow", "deny" or "allow_always"`,
-        );
+export const askPermissionActor = fromPromise<PermissionStep[], AskPermissionInput>(async ({ input, signal }) => {
+  const steps: PermissionStep[] = [];
+  for (const entry of input.calls) {
+    const { tool } = entry;
+    let call = entry.call;
+    let edited = false;
+    if (input.beforeToolCall) {
+      const hook = input.beforeToolCall;
+      let answer;
+      try {
+        answer = await abortable(callHook("beforeToolCall", () => hook(call)), signal);
+      } catch (error) {
+        if (signal.aborted) throw error;
+        steps.push({ toolCallId: call.id, kind: "failed", error: error as AgentError });
+        continue;
       }
-      record = { toolCallId: call.id, decision: answer, by: "human", input: call.input };
-      if (answer === "allow_always") record.rule = input.policy.rememberAllow(tool, call.input);
+      if (answer && "block" in answer && answer.block) {
+        steps.push({ toolCallId: call.id, kind: "blocked", reason: String(answer.reason ?? "blocked by beforeToolCall") });
+        continue;
+      }
+      if (answer && "input" in answer) {
+        const check = tool.validateInput(answer.input);
+        if (!check.ok) {
+          steps.push({
+            toolCallId: call.id,
+            kind: "failed",
+            error: new AgentError("TOOL_INPUT_INVALID", `invalid input for ${tool.name} (edited by beforeToolCall): ${check.message}`),
+          });
+          continue;
+        }
+        call = { ...call, input: check.value };
+        edited = true;
+      }
     }
-    if (verdict.rule !== undefined && record.by === "rule") record.rule = verdict.rule;
-    if (record.decision === "deny") {
-      record.reason =
-        verdict.kind === "deny"
-          ? verdict.reason
-          : record.by === "human"
-            ? `${call.name} was denied when asked`
-            : `${verdict.kind === "ask" ? verdict.reason : call.name}, and no one could be asked (no permissions.onAsk)`;
-    }
-    decisions.push(record);
-    if (record.decision === "deny") break;
+    const decision = await decide(call, tool, input, signal);
+    steps.push({ toolCallId: call.id, kind: "decided", decision, ...(edited ? { input: call.input } : {}) });
+    if (decision.decision === "deny") break;
   }
-  return decisions;
+  return steps;
 });
 
+async function decide(call: ToolCall, tool: AnyTool, input: AskPermissionInput, signal: AbortSignal): Promise<PermissionDecision> {
+  const verdict = input.policy.evaluate(tool, call.input);
+  let record: PermissionDecision;
+  if (verdict.kind === "allow") {
+    record = { toolCallId: call.id, decision: "allow", by: verdict.by, input: call.input };
+  } else if (verdict.kind === "deny") {
+    record = { toolCallId: call.id, decision: "deny", by: verdict.by, input: call.input, reason: verdict.reason };
+  } else if (!input.onAsk) {
+    record = {
+      toolCallId: call.id,
+      decision: "deny",
+      by: "default",
+      input: call.input,
+      reason: `${verdict.reason}, and no one could be asked (no permissions.onAsk)`,
+    };
+  } else {
+    input.parent.send({ type: "permission.asked", call, reason: verdict.reason });
+    const onAsk = input.onAsk;
+    const answer = await abortable(Promise.resolve(onAsk({ call: { id: call.id, name: call.name, input: call.input }, reason: verdict.reason })), signal);
+    if (!ANSWERS.includes(answer)) {
+      throw new AgentError(
+        "HOOK_FAILED",
+        `permissions.onAsk answered ${JSON.stringify(answer)} for ${call.name}; it must answer "allow", "deny" or "allow_always"`,
+      );
+    }
+    record = { toolCallId: call.id, decision: answer, by: "human", input: call.input };
+    if (answer === "allow_always") record.rule = input.policy.rememberAllow(tool, call.input);
+    if (answer === "deny") record.reason = `${call.name} was denied when asked`;
+  }
+  if (verdict.rule !== undefined && record.by === "rule") record.rule = verdict.rule;
+  return record;
+}

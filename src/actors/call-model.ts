@@ -1,21 +1,31 @@
 import { fromPromise, type AnyActorRef } from "xstate";
 import { AgentError, toAgentError } from "../errors/agent-error.js";
+import { callHook, type AgentHooks } from "../hooks.js";
 import type { Model, ModelRequest, ModelResponse } from "../models/model.js";
 
 export interface CallModelInput {
   model: Model;
   request: ModelRequest;
+  transformContext?: AgentHooks["transformContext"];
   /** The engine: streaming events are sent to it as they arrive (an emit in a child is not seen by the parent). */
   parent: AnyActorRef;
 }
 
 /**
- * One model call. Streams text, thinking and retries to the engine and resolves with the model's response.
- * The actor's signal aborts when the engine leaves the model state (abort, timeout), which stops the request.
+ * One model call. `transformContext` shapes what is sent (never the stored history); text, thinking and retries
+ * stream to the engine; the actor resolves with the model's response. Its signal aborts when the engine leaves the
+ * model state (abort, timeout), which stops the request.
  */
 export const callModelActor = fromPromise<ModelResponse, CallModelInput>(async ({ input, signal }) => {
+  let request = input.request;
+  if (input.transformContext) {
+    const transform = input.transformContext;
+    const messages = await callHook("transformContext", () => transform(request.messages));
+    if (!Array.isArray(messages)) throw new AgentError("HOOK_FAILED", "hook transformContext failed: it must return an array of messages");
+    request = { ...request, messages };
+  }
   try {
-    for await (const event of input.model.stream(input.request, { signal })) {
+    for await (const event of input.model.stream(request, { signal })) {
       if (event.type === "response") return event.response;
       input.parent.send({ type: "model.stream", event });
     }

@@ -1,14 +1,18 @@
-import { abortable } from "../util/abortable.js";
 import { fromPromise, type AnyActorRef } from "xstate";
 import { AgentError, toAgentError } from "../errors/agent-error.js";
+import { callHook, type AgentHooks } from "../hooks.js";
 import type { ToolCall, ToolResult } from "../models/messages.js";
-import type { AnyTool, ToolOutput } from "../tools/define-tool.js";
+import type { AnyTool, RunInfo, ToolOutput } from "../tools/define-tool.js";
 import { truncateMiddle } from "../tools/truncate.js";
+import { abortable } from "../util/abortable.js";
 
 export interface RunToolsInput {
   /** Allowed calls of one response, in call order, with their validated input in `call.input`. */
   calls: ReadonlyArray<{ call: ToolCall; tool: AnyTool }>;
   cwd: string;
+  afterToolCall?: AgentHooks["afterToolCall"];
+  /** What subagent tools inherit from this run. */
+  run: RunInfo;
   parent: AnyActorRef;
 }
 
@@ -43,14 +47,14 @@ async function runOne(call: ToolCall, tool: AnyTool, input: RunToolsInput, runSi
   const started = performance.now();
   const timeout = tool.timeoutMs === undefined ? undefined : AbortSignal.timeout(tool.timeoutMs);
   const signal = timeout ? AbortSignal.any([runSignal, timeout]) : runSignal;
+  let result: ToolResult;
   try {
     const output = await abortable(
-      Promise.resolve().then(() => tool.execute(call.input, { signal, cwd: input.cwd, sessionId: call.sessionId, toolCallId: call.id })),
+      Promise.resolve().then(() => tool.execute(call.input, { signal, cwd: input.cwd, sessionId: call.sessionId, toolCallId: call.id, run: input.run })),
       signal,
     );
     if (runSignal.aborted) return;
-    const result = normaliseOutput(output, tool);
-    input.parent.send({ type: "tool.finished", id: call.id, result, durationMs: performance.now() - started });
+    result = normaliseOutput(output, tool);
   } catch (error) {
     if (runSignal.aborted) return;
     const durationMs = performance.now() - started;
@@ -61,7 +65,24 @@ async function runOne(call: ToolCall, tool: AnyTool, input: RunToolsInput, runSi
     }
     const err = toAgentError(error, "TOOL_FAILED");
     input.parent.send({ type: "tool.finished", id: call.id, error: err, fatal: err.code === "TOOL_FATAL", durationMs });
+    return;
   }
+  if (input.afterToolCall) {
+    const hook = input.afterToolCall;
+    try {
+      const replaced = await abortable(callHook("afterToolCall", () => hook(call, result)), runSignal);
+      if (replaced) {
+        if (typeof replaced.content !== "string") throw new AgentError("HOOK_FAILED", "hook afterToolCall failed: a replacement must be { content: string, isError?: boolean }");
+        result = { content: replaced.content, isError: replaced.isError === true };
+      }
+    } catch (error) {
+      if (runSignal.aborted) return;
+      const err = toAgentError(error, "HOOK_FAILED");
+      input.parent.send({ type: "tool.finished", id: call.id, error: err, durationMs: performance.now() - started });
+      return;
+    }
+  }
+  input.parent.send({ type: "tool.finished", id: call.id, result, durationMs: performance.now() - started });
 }
 
 function normaliseOutput(output: ToolOutput, tool: AnyTool): ToolResult {
@@ -74,4 +95,3 @@ function normaliseOutput(output: ToolOutput, tool: AnyTool): ToolResult {
   }
   return { content: truncateMiddle(output.content, tool.maxOutputChars), isError: output.isError === true };
 }
-

@@ -1,6 +1,6 @@
 import type { CallRecord } from "../machine/context.js";
 import type { ModelResponse } from "../models/model.js";
-import type { PermissionRecord } from "../permissions/types.js";
+import type { PermissionStep } from "../actors/ask-permission.js";
 
 /** The model asked for at least one tool call. */
 export function modelRequestedTools(response: ModelResponse): boolean {
@@ -33,11 +33,16 @@ export function runFailed(context: { failure?: unknown }): boolean {
 }
 
 /** Some permission decision of the response was a deny. */
-export function permissionDenied(decisions: readonly PermissionRecord[]): boolean {
-  return decisions.some((d) => d.decision === "deny");
+export function permissionDenied(steps: readonly PermissionStep[]): boolean {
+  return steps.some((s) => s.kind === "decided" && s.decision.decision === "deny");
 }
 
 /** Some call of the batch could not run because the tool-call budget was spent. */
 export function batchHitToolLimit(context: { batchHitToolLimit: boolean }): boolean {
   return context.batchHitToolLimit;
+}
+
+/** ask_permission allowed at least one call to run. */
+export function callsAllowed(steps: readonly PermissionStep[]): boolean {
+  return steps.some((s) => s.kind === "decided" && s.decision.decision !== "deny");
 }

@@ -11,4 +11,14 @@ export {
   runFailed,
   permissionDenied,
   batchHitToolLimit,
+  callsAllowed,
 } from "./batch.js";
+export {
+  steeringQueued,
+  followUpQueued,
+  tokensExhausted,
+  contextOverBudget,
+  needsPreparation,
+  overflowRecoverable,
+  modelErrorHookApplies,
+} from "./loop.js";

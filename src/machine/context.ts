@@ -5,6 +5,12 @@ import type { Model, ModelResponse, RawToolCall, ToolSpec } from "../models/mode
 import type { PermissionOptions, PermissionPolicy, PermissionRecord } from "../permissions/types.js";
 import type { AnyTool } from "../tools/define-tool.js";
 import type { StopReason } from "./stop-reasons.js";
+import type { AgentHooks } from "../hooks.js";
+import type { Summarize } from "../compaction/compact.js";
+import type { UsageAnchor } from "../compaction/estimate.js";
+import type { QueueMode } from "../options.js";
+import type { UserMessage } from "../models/messages.js";
+import type { EngineEmitted } from "./engine.js";
 
 /** Where a call of the current response stands. */
 export type CallStatus =
@@ -31,6 +37,8 @@ export interface CallRecord {
   /** A tool error that ends the run (`TOOL_FATAL`). */
   fatal?: boolean;
   permission?: PermissionRecord;
+  /** What `beforeToolCall` did to the call. */
+  hook?: "blocked" | "edited";
   result?: ToolResult;
   durationMs?: number;
   /** Set once a `tool_result` event was announced for this call. */
@@ -46,6 +54,35 @@ export interface EngineDeps {
   /** Built in build_context from `permissions` and the session's remembered rules. */
   policy?: PermissionPolicy;
   signal?: AbortSignal;
+  hooks: AgentHooks;
+  summarize?: Summarize;
+  /** Where a subagent's events go: up to the parent run's caller. */
+  relay?: (event: EngineEmitted) => void;
+}
+
+/** Messages waiting to enter the conversation. */
+export interface Inbox {
+  /** Enter before the next model call. */
+  steering: UserMessage[];
+  /** Enter only when the agent would otherwise stop. */
+  followUp: UserMessage[];
+}
+
+/** Run settings of the two-level loop (steering, compaction, loop guards, delegation). */
+export interface LoopSettings {
+  steeringMode: QueueMode;
+  followUpMode: QueueMode;
+  /** Tokens; 0 when neither the option nor the model gives one (no compaction). */
+  contextWindow: number;
+  reserveTokens: number;
+  keepRecentTokens: number;
+  maxRepeatedCalls: number;
+  maxTokens?: number;
+  depth: number;
+  maxDelegationDepth: number;
+  parentSession?: string;
+  /** The trace file, which subagents inherit. */
+  traceFile: string | false;
 }
 
 /** The seed's TurnContext: the data one run shares across its states. */
@@ -81,6 +118,29 @@ export interface EngineContext {
   batchHitToolLimit: boolean;
   /** An error that is not a tool call's own (model request, build_context), for recover to judge. */
   failure?: AgentError;
+  /** The state whose actor failed. */
+  failedIn?: "build_context" | "call_model" | "ask_permission" | "execute_tool";
+  /** `onModelError` answers so far for the failing request (attempt numbers from 1). */
+  modelErrorAttempts: number;
+  /** The next model call repeats the failed request: not a new turn. */
+  retrying: boolean;
+  /** A context overflow was already handled by compaction in this run (never a cascade). */
+  overflowCompacted: boolean;
+  /** build_context must compact now (after an overflow), keeping at most this many recent tokens. */
+  compactNow?: number;
+  /** True once build_context assembled the first request of the run. */
+  contextBuilt: boolean;
+  inbox: Inbox;
+  /** Messages the last build_context took from the inbox, and from which queue. */
+  claimed: UserMessage[];
+  claimedFrom?: "steering" | "follow_up";
+  /** Tokens known at the last reported usage, for the compaction estimate. */
+  usageAnchor?: UsageAnchor;
+  /** The last compaction, for the trace. */
+  compaction?: { tokensBefore: number; tokensAfter: number; summary: string };
+  /** The identical-call guard: the last call's key and how many times in a row it came. */
+  repeat: { key: string; count: number; refused: boolean };
+  loop: LoopSettings;
   stopReason?: StopReason;
   stopError?: ErrorInfo;
   /** The final assistant text. */
@@ -99,6 +159,9 @@ export interface EngineInput {
   timeoutMs: number;
   /** Conversation before this run (a continued session); the new user message is added by build_context. */
   history?: readonly Message[];
+  /** Queued messages the run may claim. */
+  inbox?: Inbox;
+  loop: LoopSettings;
   startedAt?: number;
   deps: EngineDeps;
 }

@@ -1,11 +1,13 @@
-import { and, assign, enqueueActions, setup, type DoneActorEvent, type ErrorActorEvent } from "xstate";
-import { askPermissionActor, type PermissionDecision } from "../actors/ask-permission.js";
+import { and, assign, enqueueActions, not, setup, type DoneActorEvent, type ErrorActorEvent } from "xstate";
+import { askPermissionActor, type PermissionStep } from "../actors/ask-permission.js";
 import { buildContextActor, type BuiltContext } from "../actors/build-context.js";
 import { callModelActor } from "../actors/call-model.js";
+import { decideRecoveryActor } from "../actors/decide-recovery.js";
 import { runToolsActor } from "../actors/run-tools.js";
-import { AgentError, toAgentError } from "../errors/agent-error.js";
+import { AgentError, toAgentError, type ErrorInfo } from "../errors/agent-error.js";
 import type { AgentEvent } from "../events.js";
 import { emptyUsage } from "../events.js";
+import type { ModelErrorAction } from "../hooks.js";
 import type { ModelResponse } from "../models/model.js";
 import {
   aborted,
@@ -13,15 +15,25 @@ import {
   batchAwaitsPermission,
   batchHasErrors,
   batchHitToolLimit,
+  callsAllowed,
   fatalToolError,
+  followUpQueued,
+  modelErrorHookApplies,
   modelRequestedTools,
+  needsPreparation,
+  overflowRecoverable,
   permissionDenied,
   runFailed,
+  steeringQueued,
   timedOut,
+  tokensExhausted,
   toolCallsExhausted,
   turnsExhausted,
 } from "../guards/index.js";
+import { storeBuiltContext } from "./actions/build.js";
 import { appendToolResults, recordToolFinished, startExecution } from "./actions/execution.js";
+import { claimInbox, enqueue } from "./actions/inbox.js";
+import { noteModelError, prepareOverflowCompaction, prepareRetry, stopWithFailure } from "./actions/model-errors.js";
 import { beginModelCall, recordResponse, recordStreamText } from "./actions/model-call.js";
 import { denyResponse, recordPermissions } from "./actions/permissions.js";
 import { recoverFromErrors } from "./actions/recover.js";
@@ -30,7 +42,6 @@ import { parseToolCalls, validateToolCalls } from "./actions/tool-calls.js";
 import type { EngineContext, EngineInput } from "./context.js";
 import type { EngineEvent } from "./events.js";
 import type { StopReason } from "./stop-reasons.js";
-import type { ErrorInfo } from "../errors/agent-error.js";
 
 /** What the machine ends with. */
 export interface EngineOutput {
@@ -41,14 +52,23 @@ export interface EngineOutput {
 /** Events the machine emits for the caller (the rest of AgentEvent is derived by the query bridge). */
 export type EngineEmitted = Extract<
   AgentEvent,
-  { type: "text_delta" | "thinking_delta" | "retry" | "tool_start" | "tool_result" | "permission_request" }
+  {
+    type:
+      | "text_delta"
+      | "thinking_delta"
+      | "retry"
+      | "tool_start"
+      | "tool_result"
+      | "permission_request"
+      | "user_message"
+      | "compaction"
+      | "subagent_event";
+  }
 >;
 
-const modelOutput = (event: unknown) => (event as DoneActorEvent<ModelResponse>).output;
-const builtOutput = (event: unknown) => (event as DoneActorEvent<BuiltContext>).output;
-const decisionsOutput = (event: unknown) => (event as DoneActorEvent<PermissionDecision[]>).output;
-const actorError = (event: unknown, code: "MODEL_ERROR" | "HOOK_FAILED") =>
-  toAgentError((event as ErrorActorEvent).error, code);
+const doneOutput = <T>(event: unknown) => (event as DoneActorEvent<T>).output;
+const failure = (event: unknown, code: "MODEL_ERROR" | "HOOK_FAILED") => toAgentError((event as ErrorActorEvent).error, code);
+const stop = (reason: StopReason) => ({ type: "stopWithLimit", params: { reason } }) as const;
 
 /**
  * The engine: the seed's EngineState as an XState v5 machine. Its atomic and final states are exactly the seed's ten;
@@ -69,27 +89,47 @@ export const engineMachine = setup({
     callModel: callModelActor,
     askPermission: askPermissionActor,
     runTools: runToolsActor,
+    decideRecovery: decideRecoveryActor,
   },
   guards: {
     turnsExhausted: ({ context }) => turnsExhausted(context),
     toolCallsExhausted: ({ context }) => toolCallsExhausted(context),
     timedOut: ({ context }) => timedOut(context),
     aborted: ({ context }) => aborted(context),
-    modelRequestedTools: ({ event }) => modelRequestedTools(modelOutput(event)),
+    tokensExhausted: ({ context }) => tokensExhausted(context),
+    contextBuilt: ({ context }) => context.contextBuilt,
+    retrying: ({ context }) => context.retrying,
+    needsPreparation: ({ context }) => needsPreparation(context),
+    stopRequested: ({ event }) => doneOutput<BuiltContext>(event).stop === true,
+    steeringQueued: ({ context }) => steeringQueued(context),
+    followUpQueued: ({ context }) => followUpQueued(context),
+    isTextDelta: ({ event }) => event.type === "model.stream" && event.event.type === "text_delta",
+    modelRequestedTools: ({ event }) => modelRequestedTools(doneOutput<ModelResponse>(event)),
     batchHasErrors: ({ context }) => batchHasErrors(context),
     batchAwaitsPermission: ({ context }) => batchAwaitsPermission(context),
     batchAwaitsExecution: ({ context }) => batchAwaitsExecution(context),
     batchHitToolLimit: ({ context }) => batchHitToolLimit(context),
     fatalToolError: ({ context }) => fatalToolError(context),
+    permissionDenied: ({ event }) => permissionDenied(doneOutput<PermissionStep[]>(event)),
+    callsAllowed: ({ event }) => callsAllowed(doneOutput<PermissionStep[]>(event)),
     runFailed: ({ context }) => runFailed(context),
-    permissionDenied: ({ event }) => permissionDenied(decisionsOutput(event)),
-    isTextDelta: ({ event }) => event.type === "model.stream" && event.event.type === "text_delta",
+    overflowRecoverable: ({ context }) => overflowRecoverable(context),
+    modelErrorHookApplies: ({ context }) => modelErrorHookApplies(context),
+    retryRequested: ({ event }) => doneOutput<ModelErrorAction>(event).action === "retry",
+    continueRequested: ({ event }) => doneOutput<ModelErrorAction>(event).action === "continue",
   },
   actions: {
-    storeBuiltContext: assign(({ context, event }) => {
-      const built = builtOutput(event);
-      return { messages: built.messages, deps: { ...context.deps, policy: built.policy } };
+    storeBuiltContext: assign(({ context, event }) => storeBuiltContext(context, doneOutput<BuiltContext>(event))),
+    announceCompaction: enqueueActions(({ context, enqueue }) => {
+      if (context.compaction) enqueue.emit({ type: "compaction", tokensBefore: context.compaction.tokensBefore, tokensAfter: context.compaction.tokensAfter });
     }),
+    claimInbox: assign(({ context }) => claimInbox(context)),
+    announceClaimed: enqueueActions(({ context, enqueue }) => {
+      for (const message of context.claimed) enqueue.emit({ type: "user_message", message, source: context.claimedFrom ?? "steering" });
+    }),
+    enqueueMessage: assign(({ context, event }) =>
+      event.type === "inbox.steer" ? enqueue(context, "steering", event.message) : event.type === "inbox.followUp" ? enqueue(context, "follow_up", event.message) : {},
+    ),
     beginModelCall: assign(({ context }) => beginModelCall(context)),
     relayModelStream: enqueueActions(({ context, event, enqueue }) => {
       if (event.type !== "model.stream") return;
@@ -103,13 +143,20 @@ export const engineMachine = setup({
         enqueue.emit({ type: "retry", attempt: streamed.attempt, delayMs: streamed.delayMs, error: streamed.error });
       }
     }),
-    recordResponse: assign(({ context, event }) => recordResponse(context, modelOutput(event))),
-    recordModelFailure: assign(({ event }) => ({ failure: actorError(event, "MODEL_ERROR") })),
-    recordPermissionFailure: assign(({ event }) => ({ failure: actorError(event, "HOOK_FAILED") })),
+    recordResponse: assign(({ context, event }) => recordResponse(context, doneOutput<ModelResponse>(event))),
+    recordContextFailure: assign(({ event }) => ({ failure: failure(event, "MODEL_ERROR"), failedIn: "build_context" as const })),
+    recordModelFailure: assign(({ event }) => ({ failure: failure(event, "MODEL_ERROR"), failedIn: "call_model" as const })),
+    recordPermissionFailure: assign(({ event }) => ({ failure: failure(event, "HOOK_FAILED"), failedIn: "ask_permission" as const })),
+    recordToolsFailure: assign(({ event }) => ({ failure: failure(event, "MODEL_ERROR"), failedIn: "execute_tool" as const })),
+    recordHookFailure: assign(({ event }) => ({ failure: failure(event, "HOOK_FAILED") })),
     parseToolCalls: assign(({ context }) => parseToolCalls(context)),
     validateToolCalls: assign(({ context }) => validateToolCalls(context)),
     recoverFromErrors: assign(({ context }) => recoverFromErrors(context)),
-    recordPermissions: assign(({ context, event }) => recordPermissions(context, decisionsOutput(event))),
+    prepareRetry: assign(({ context }) => prepareRetry(context)),
+    noteModelError: assign(({ context }) => noteModelError(context)),
+    prepareOverflowCompaction: assign(({ context }) => prepareOverflowCompaction(context)),
+    stopWithFailure: assign(({ context }) => stopWithFailure(context)),
+    recordPermissions: assign(({ context, event }) => recordPermissions(context, doneOutput<PermissionStep[]>(event))),
     denyResponse: assign(({ context }) => denyResponse(context)),
     announcePermissionRequest: enqueueActions(({ event, enqueue }) => {
       if (event.type === "permission.asked") enqueue.emit({ type: "permission_request", call: event.call, reason: event.reason });
@@ -117,6 +164,9 @@ export const engineMachine = setup({
     startExecution: assign(({ context }) => startExecution(context)),
     announceToolStart: enqueueActions(({ event, enqueue }) => {
       if (event.type === "tool.started") enqueue.emit({ type: "tool_start", call: event.call });
+    }),
+    relaySubagentEvent: enqueueActions(({ event, enqueue }) => {
+      if (event.type === "subagent.event") enqueue.emit(event.event);
     }),
     recordToolFinished: assign(({ context, event }) => (event.type === "tool.finished" ? recordToolFinished(context, event) : {})),
     appendToolResults: assign(({ context }) => appendToolResults(context)),
@@ -129,8 +179,12 @@ export const engineMachine = setup({
       }
     }),
     stopWithFinalAnswer: assign(({ context }) => stopWith(context, "final_answer")),
-    stopWithLimit: assign(({ context }, params: { reason: StopReason }) =>
-      stopWith(context, params.reason, limitError(params.reason, context)),
+    stopWithLimit: assign(({ context }, params: { reason: StopReason }) => stopWith(context, params.reason, limitError(params.reason, context))),
+    stopForTokens: assign(({ context }) =>
+      stopWith(context, "max_turns", {
+        code: "MAX_TOKENS",
+        message: `stopped after ${context.usage.input + context.usage.output} tokens (maxTokens = ${context.loop.maxTokens}); raise maxTokens to let the agent go on`,
+      }),
     ),
     closeRun: assign(({ context }) => closeRun(context)),
   },
@@ -159,38 +213,64 @@ export const engineMachine = setup({
       batch: [],
       batchOpen: false,
       batchHitToolLimit: false,
+      modelErrorAttempts: 0,
+      retrying: false,
+      overflowCompacted: false,
+      contextBuilt: false,
+      inbox: input.inbox ?? { steering: [], followUp: [] },
+      claimed: [],
+      repeat: { key: "", count: 0, refused: false },
+      loop: input.loop,
       finalText: "",
       deps: input.deps,
     };
   },
   // The run's limits hold in every state: an abort or the deadline leaves whatever state is active, which stops
-  // (and so aborts) the actor working there.
+  // (and so aborts) the actor working there. Queued messages are accepted in every state too.
   on: {
-    ABORT: { target: ".done", actions: { type: "stopWithLimit", params: { reason: "user_abort" } } },
+    ABORT: { target: ".done", actions: stop("user_abort") },
+    "inbox.steer": { actions: "enqueueMessage" },
+    "inbox.followUp": { actions: "enqueueMessage" },
   },
   after: {
-    runDeadline: { target: ".done", actions: { type: "stopWithLimit", params: { reason: "timeout" } } },
+    runDeadline: { target: ".done", actions: stop("timeout") },
   },
   initial: "build_context",
   states: {
     build_context: {
-      always: { guard: "aborted", target: "done", actions: { type: "stopWithLimit", params: { reason: "user_abort" } } },
+      always: [
+        { guard: "aborted", target: "done", actions: stop("user_abort") },
+        { guard: and(["contextBuilt", "tokensExhausted"]), target: "done", actions: "stopForTokens" },
+        { guard: and(["contextBuilt", not("retrying"), "turnsExhausted"]), target: "done", actions: stop("max_turns") },
+        { guard: not("needsPreparation"), target: "model", actions: ["claimInbox", "announceClaimed"] },
+      ],
       invoke: {
         id: "buildContext",
         src: "buildContext",
         input: ({ context }) => ({
+          first: !context.contextBuilt,
           sessionId: context.sessionId,
           cwd: context.cwd,
           userInput: context.userInput,
           ...(context.systemPrompt !== undefined ? { systemPrompt: context.systemPrompt } : {}),
           permissions: context.deps.permissions,
           ...(context.messages.length > 0 ? { history: context.messages } : {}),
+          turn: context.turn + 1,
+          model: context.deps.model,
+          hooks: context.deps.hooks,
+          ...(context.deps.summarize ? { summarize: context.deps.summarize } : {}),
+          contextWindow: context.loop.contextWindow,
+          reserveTokens: context.loop.reserveTokens,
+          keepRecentTokens: context.loop.keepRecentTokens,
+          ...(context.usageAnchor ? { usageAnchor: context.usageAnchor } : {}),
+          ...(context.compactNow !== undefined ? { compactNow: context.compactNow } : {}),
         }),
         onDone: [
-          { guard: "turnsExhausted", target: "done", actions: ["storeBuiltContext", { type: "stopWithLimit", params: { reason: "max_turns" } }] },
-          { target: "model", actions: "storeBuiltContext" },
+          { guard: "stopRequested", target: "done", actions: "stopWithFinalAnswer" },
+          { guard: and([not("retrying"), "turnsExhausted"]), target: "done", actions: ["storeBuiltContext", stop("max_turns")] },
+          { target: "model", actions: ["storeBuiltContext", "announceCompaction", "claimInbox", "announceClaimed"] },
         ],
-        onError: { target: "recover", actions: "recordModelFailure" },
+        onError: { target: "recover", actions: "recordContextFailure" },
       },
     },
     model: {
@@ -206,10 +286,13 @@ export const engineMachine = setup({
             sessionId: context.sessionId,
             turn: context.turn - 1,
           },
+          ...(context.deps.hooks.transformContext ? { transformContext: context.deps.hooks.transformContext } : {}),
           parent: self,
         }),
         onDone: [
           { guard: "modelRequestedTools", target: "parse_tool_call", actions: "recordResponse" },
+          { guard: and(["steeringQueued", not("turnsExhausted")]), target: "build_context", actions: "recordResponse" },
+          { guard: and(["followUpQueued", not("turnsExhausted")]), target: "build_context", actions: "recordResponse" },
           { target: "done", actions: ["recordResponse", "stopWithFinalAnswer"] },
         ],
         onError: { target: "recover", actions: "recordModelFailure" },
@@ -246,11 +329,13 @@ export const engineMachine = setup({
             .map((r) => ({ call: r.call, tool: context.deps.tools.get(r.call.name)! })),
           policy: context.deps.policy!,
           onAsk: context.deps.permissions.onAsk,
+          ...(context.deps.hooks.beforeToolCall ? { beforeToolCall: context.deps.hooks.beforeToolCall } : {}),
           parent: self,
         }),
         onDone: [
           { guard: "permissionDenied", target: "done", actions: ["recordPermissions", "denyResponse", "announceResults"] },
-          { target: "execute_tool", actions: "recordPermissions" },
+          { guard: "callsAllowed", target: "execute_tool", actions: ["recordPermissions", "announceResults"] },
+          { target: "append_tool_result", actions: ["recordPermissions", "announceResults"] },
         ],
         onError: { target: "recover", actions: "recordPermissionFailure" },
       },
@@ -266,35 +351,68 @@ export const engineMachine = setup({
             .filter((r) => r.status === "allowed")
             .map((r) => ({ call: r.call, tool: context.deps.tools.get(r.call.name)! })),
           cwd: context.cwd,
+          ...(context.deps.hooks.afterToolCall ? { afterToolCall: context.deps.hooks.afterToolCall } : {}),
+          run: {
+            sessionId: context.sessionId,
+            depth: context.loop.depth,
+            maxDelegationDepth: context.loop.maxDelegationDepth,
+            deadline: context.deadline,
+            remainingTurns: context.maxTurns - context.turn,
+            remainingToolCalls: context.maxToolCalls - context.toolCallCount,
+            traceFile: context.loop.traceFile,
+            permissions: context.deps.permissions,
+            model: context.deps.model,
+            relay: (event: AgentEvent) => {
+              if (event.type === "subagent_event") self.send({ type: "subagent.event", event });
+            },
+          },
           parent: self,
         }),
         onDone: [{ guard: "batchHasErrors", target: "recover" }, { target: "append_tool_result" }],
-        onError: { target: "recover", actions: "recordModelFailure" },
+        onError: { target: "recover", actions: "recordToolsFailure" },
       },
       on: {
         "tool.started": { actions: "announceToolStart" },
         "tool.finished": { actions: ["recordToolFinished", "announceResults"] },
+        "subagent.event": { actions: "relaySubagentEvent" },
       },
     },
     append_tool_result: {
       entry: ["appendToolResults", "announceResults"],
       always: [
-        { guard: and(["toolCallsExhausted", "batchHitToolLimit"]), target: "done", actions: { type: "stopWithLimit", params: { reason: "max_tool_calls" } } },
-        { guard: "aborted", target: "done", actions: { type: "stopWithLimit", params: { reason: "user_abort" } } },
-        { guard: "timedOut", target: "done", actions: { type: "stopWithLimit", params: { reason: "timeout" } } },
-        { guard: "turnsExhausted", target: "done", actions: { type: "stopWithLimit", params: { reason: "max_turns" } } },
-        { target: "model" },
+        { guard: and(["toolCallsExhausted", "batchHitToolLimit"]), target: "done", actions: stop("max_tool_calls") },
+        { guard: "aborted", target: "done", actions: stop("user_abort") },
+        { guard: "timedOut", target: "done", actions: stop("timeout") },
+        { guard: "turnsExhausted", target: "done", actions: stop("max_turns") },
+        { target: "build_context" },
       ],
     },
     recover: {
       entry: ["recoverFromErrors", "announceResults"],
       always: [
-        { guard: "runFailed", target: "done" },
+        { guard: "overflowRecoverable", target: "build_context", actions: "prepareOverflowCompaction" },
+        { guard: and(["runFailed", not("modelErrorHookApplies")]), target: "done", actions: "stopWithFailure" },
         { guard: "fatalToolError", target: "done" },
         { guard: "batchAwaitsPermission", target: "ask_permission" },
         { guard: "batchAwaitsExecution", target: "execute_tool" },
-        { target: "append_tool_result" },
+        { guard: not("runFailed"), target: "append_tool_result" },
       ],
+      // Reached only for a failed model request that onModelError decides about.
+      invoke: {
+        id: "decideRecovery",
+        src: "decideRecovery",
+        input: ({ context }) => ({
+          error: context.failure ?? new AgentError("MODEL_ERROR", "the model request failed"),
+          attempt: context.modelErrorAttempts + 1,
+          onModelError: context.deps.hooks.onModelError ?? (() => ({ action: "abort" as const })),
+        }),
+        onDone: [
+          { guard: "retryRequested", target: "model", actions: "prepareRetry" },
+          { guard: "continueRequested", target: "build_context", actions: "noteModelError" },
+          { target: "done", actions: "stopWithFailure" },
+        ],
+        onError: { target: "done", actions: ["recordHookFailure", "stopWithFailure"] },
+      },
     },
     done: {
       type: "final",
@@ -318,5 +436,3 @@ export function engineStateOf(value: unknown): string {
   }
   return "";
 }
-
-export { AgentError };

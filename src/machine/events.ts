@@ -1,5 +1,6 @@
 import type { AgentError } from "../errors/agent-error.js";
-import type { ToolCall, ToolResult } from "../models/messages.js";
+import type { ToolCall, ToolResult, UserMessage } from "../models/messages.js";
+import type { AgentEvent } from "../events.js";
 import type { ModelStreamEvent } from "../models/model.js";
 
 /** Events the engine machine receives from outside and from its actors. */
@@ -13,4 +14,9 @@ export type EngineEvent =
   /** A tool call started running. */
   | { type: "tool.started"; call: ToolCall }
   /** A tool call finished: a result, or an error thrown by the tool. */
-  | { type: "tool.finished"; id: string; result?: ToolResult; error?: AgentError; fatal?: boolean; durationMs: number };
+  | { type: "tool.finished"; id: string; result?: ToolResult; error?: AgentError; fatal?: boolean; durationMs: number }
+  /** A message queued while the run goes on: steering enters before the next model call, a follow-up when it would stop. */
+  | { type: "inbox.steer"; message: UserMessage }
+  | { type: "inbox.followUp"; message: UserMessage }
+  /** An event of a subagent run started by a tool of this run. */
+  | { type: "subagent.event"; event: Extract<AgentEvent, { type: "subagent_event" }> };

@@ -38,6 +38,13 @@ export class TraceDetails {
     switch (state) {
       case "call_model":
         details.messages = context.messages.length;
+        if (context.claimed.length && entered.from === "build_context") {
+          details.claimed = { source: context.claimedFrom, messages: context.claimed.map((m) => m.content) };
+        }
+        if (entered.from === "build_context" && context.compaction && event.type === "xstate.done.actor.buildContext") {
+          details.compaction = { tokensBefore: context.compaction.tokensBefore, tokensAfter: context.compaction.tokensAfter };
+        }
+        if (entered.from === "recover") details.retry = true;
         break;
       case "validate_tool":
         details.calls = context.batch.map((r) => ({ id: r.call.id, name: r.call.name, input: r.call.input }));

@@ -45,6 +45,10 @@ export function traceWriter(options: TraceWriterOptions): EngineObserver & { clo
       if (entered.state === "done") out.flush();
     },
     emitted(event) {
+      if (event.type === "compaction") {
+        write({ ...base(), time: new Date().toISOString(), kind: "compaction", turn, tokensBefore: event.tokensBefore, tokensAfter: event.tokensAfter });
+        return;
+      }
       if (event.type !== "retry") return;
       const line: RetryTraceLine = {
         ...base(),

@@ -14,14 +14,28 @@ export function transcriptWriter(options: {
   const out = new JsonlWriter(transcriptPath(options.cwd, options.sessionId), options.onError);
   let written = -1;
   let rules = 0;
+  let list: readonly unknown[] | undefined;
+  let compaction: unknown;
   return {
     state({ context, state, event }) {
       if (state === "build_context") return;
       const messages = context.messages;
       // Everything before the new user message (system prompt, loaded history) is already on record; a run whose
       // context could not be built has nothing new.
-      if (written < 0) written = event.type === "xstate.done.actor.buildContext" ? messages.length - 1 : messages.length;
       const time = new Date().toISOString();
+      let compacted = false;
+      if (context.compaction && context.compaction !== compaction) {
+        compaction = context.compaction;
+        compacted = true;
+        out.write({ type: "compaction", time, summary: context.compaction.summary });
+      }
+      if ((list !== undefined && messages !== list) || (list === undefined && compacted)) {
+        // The history was replaced (compaction, prepareNextTurn): record it whole, then go on from its end.
+        out.write({ type: "reset", time, messages: messages.filter((m) => m.role !== "system") });
+        written = messages.length;
+      }
+      list = messages;
+      if (written < 0) written = event.type === "xstate.done.actor.buildContext" ? messages.length - 1 - context.claimed.length : messages.length;
       for (; written < messages.length; written++) {
         const message = messages[written];
         if (message.role === "system") continue;

@@ -8,7 +8,9 @@ export type TranscriptEntry =
   | { type: "message"; time: string; message: Message }
   /** An allow rule an `allow_always` answer added; it holds for later runs of the session. */
   | { type: "allow_rule"; time: string; rule: string }
-  | { type: "compaction"; time: string; summary: string };
+  | { type: "compaction"; time: string; summary: string }
+  /** The history was replaced (compaction, prepareNextTurn): these messages are the conversation from here on. */
+  | { type: "reset"; time: string; messages: Message[] };
 
 export function transcriptPath(cwd: string, sessionId: string): string {
   return join(cwd, ".agent", "sessions", `${sessionId}.jsonl`);
@@ -52,7 +54,7 @@ export function loadTranscript(cwd: string, sessionId: string): LoadedTranscript
     }
     if (entry.type === "message") loaded.messages.push(entry.message);
     else if (entry.type === "allow_rule") loaded.allowRules.push(entry.rule);
-    else if (entry.type === "compaction") loaded.messages.length = 0;
+    else if (entry.type === "reset") loaded.messages = [...entry.messages];
   }
   return loaded;
 }

@@ -62,6 +62,7 @@ describe("stop reasons, with exact event sequences", () => {
       "tool_start:echo",
       "tool_result:echo:ok",
       "state:append_tool_result",
+      "state:build_context",
       "state:call_model",
       "state:stream_text",
       "text",
@@ -74,7 +75,7 @@ describe("stop reasons, with exact event sequences", () => {
     const second = model.requests[1].messages;
     expect(second.at(-1)).toMatchObject({ role: "tool", name: "echo", content: "echo: a", isError: false });
     const states = events.filter((e) => e.type === "state").map((e) => (e as { turn: number }).turn);
-    expect(states).toEqual([0, 1, 1, 1, 1, 1, 1, 1, 2, 2]);
+    expect(states).toEqual([0, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2]);
   });
 
   it("max_turns: the model keeps calling tools", async () => {
@@ -88,8 +89,7 @@ describe("stop reasons, with exact event sequences", () => {
   });
 
   it("max_turns with the default of 8 says so in words", async () => {
-    const step = { toolCalls: [{ name: "echo", input: { text: "again" } }] };
-    const model = scriptedModel(Array.from({ length: 10 }, () => step));
+    const model = scriptedModel(Array.from({ length: 10 }, (_, i) => ({ toolCalls: [{ name: "echo", input: { text: `call ${i}` } }] })));
     const { result } = await collect(query("loop", { model, tools: [echo], cwd, maxToolCalls: 100 }));
     expect(model.calls).toBe(8);
     expect(result.error?.message).toContain("stopped after 8 model calls (maxTurns");
@@ -334,6 +334,7 @@ describe("stop reasons, with exact event sequences", () => {
       "state:recover",
       "tool_result:flaky:error",
       "state:append_tool_result",
+      "state:build_context",
       "state:call_model",
       "state:stream_text",
       "text",

@@ -79,7 +79,11 @@ describe("batch guards", () => {
   it("fatalToolError and permissionDenied", () => {
     expect(fatalToolError({ batch: [record({ fatal: true })] })).toBe(true);
     expect(fatalToolError({ batch: [record({})] })).toBe(false);
-    expect(permissionDenied([{ toolCallId: "a", decision: "allow", by: "mode" }])).toBe(false);
-    expect(permissionDenied([{ toolCallId: "a", decision: "allow", by: "mode" }, { toolCallId: "b", decision: "deny", by: "human" }])).toBe(true);
+    const allow = { toolCallId: "a", kind: "decided", decision: { toolCallId: "a", decision: "allow", by: "mode" } } as const;
+    const deny = { toolCallId: "b", kind: "decided", decision: { toolCallId: "b", decision: "deny", by: "human" } } as const;
+    const blocked = { toolCallId: "c", kind: "blocked", reason: "no" } as const;
+    expect(permissionDenied([allow])).toBe(false);
+    expect(permissionDenied([allow, blocked])).toBe(false);
+    expect(permissionDenied([allow, deny])).toBe(true);
   });
 });

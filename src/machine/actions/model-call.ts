@@ -4,6 +4,8 @@ import type { EngineContext } from "../context.js";
 
 /** Entering call_model: one more model call. */
 export function beginModelCall(context: EngineContext): Partial<EngineContext> {
+  // A retried request (onModelError, context overflow) is the same turn again.
+  if (context.retrying) return { retrying: false, streamingText: "", response: undefined };
   return { turn: context.turn + 1, streamingText: "", response: undefined };
 }
 
@@ -14,6 +16,11 @@ export function recordStreamText(context: EngineContext, text: string): Partial<
 
 /** The model finished. A text-only answer joins the conversation here; one with tool calls in parse_tool_call. */
 export function recordResponse(context: EngineContext, response: ModelResponse): Partial<EngineContext> {
+  // The reported usage measures the conversation up to and including this answer (pushed next, here or in
+  // parse_tool_call): the anchor of the compaction estimate.
+  const usageAnchor = response.usage
+    ? { tokens: (response.usage.input || 0) + (response.usage.output || 0), messageCount: context.messages.length + 1 }
+    : context.usageAnchor;
   if (response.toolCalls.length === 0) {
     context.messages.push({
       role: "assistant",
@@ -27,5 +34,7 @@ export function recordResponse(context: EngineContext, response: ModelResponse):
     streamingText: "",
     finalText: response.text,
     usage: addUsage(context.usage, response.usage),
+    usageAnchor,
+    modelErrorAttempts: 0,
   };
 }

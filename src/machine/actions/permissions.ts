@@ -1,13 +1,34 @@
-import type { PermissionDecision } from "../../actors/ask-permission.js";
+import type { PermissionStep } from "../../actors/ask-permission.js";
+import { errorResultText } from "./tool-calls.js";
 import type { EngineContext } from "../context.js";
 
-/** ask_permission's answers: allowed calls will run; a denied call gets its denial as the result. */
-export function recordPermissions(context: EngineContext, decisions: readonly PermissionDecision[]): Partial<EngineContext> {
-  const byId = new Map(decisions.map((d) => [d.toolCallId, d]));
+/**
+ * ask_permission's answers: allowed calls will run (with the input the decision covered); a denied call gets its
+ * denial as the result; a call `beforeToolCall` blocked gets the reason, one it broke gets the error.
+ */
+export function recordPermissions(context: EngineContext, steps: readonly PermissionStep[]): Partial<EngineContext> {
+  const byId = new Map(steps.map((s) => [s.toolCallId, s]));
   for (const record of context.batch) {
-    const decision = byId.get(record.call.id);
-    if (!decision) continue;
-    const { reason, ...permission } = decision;
+    const step = byId.get(record.call.id);
+    if (!step) continue;
+    if (step.kind === "blocked") {
+      record.status = "invalid";
+      record.hook = "blocked";
+      record.result = { content: `Blocked: ${step.reason}`, isError: true };
+      continue;
+    }
+    if (step.kind === "failed") {
+      record.status = "invalid";
+      record.error = step.error;
+      record.result = { content: errorResultText(step.error), isError: true };
+      continue;
+    }
+    if (step.input !== undefined) {
+      record.call = { ...record.call, input: step.input };
+      record.hook = "edited";
+    }
+    const { reason, ...permission } = step.decision;
+    const decision = step.decision;
     record.permission = permission;
     if (decision.decision === "deny") {
       record.status = "denied";

@@ -4,18 +4,18 @@ import { errorResultText } from "./tool-calls.js";
 /**
  * recover, the single place for errors (the seed's recoverFromError). A call's recoverable error (unknown tool,
  * invalid input, truncated response, a tool that threw) goes back to the model as that call's error result; a fatal
- * tool error ends the run `tool_error`; a failed model request (or a failure building the context) `model_error`.
+ * tool error (or a repeated call past the limit) ends the run `tool_error`. A failed model request or context build
+ * is left to the guards leaving recover: a context overflow is compacted and retried once, `onModelError` decides
+ * the rest, and without it the run ends `model_error`.
  */
 export function recoverFromErrors(context: EngineContext): Partial<EngineContext> {
-  if (context.failure) {
-    const failure = context.failure;
-    return { stopReason: "model_error", stopError: { ...failure.toJSON() } };
-  }
-  let fatal: { name: string; message: string } | undefined;
+  // A failed request or context build is judged by the guards that leave recover (overflow, onModelError, stop).
+  if (context.failure) return {};
+  let fatal: { name: string; code: string; message: string } | undefined;
   for (const record of context.batch) {
     if (!record.error || record.result) continue;
     if (record.fatal) {
-      fatal ??= { name: record.call.name, message: record.error.message };
+      fatal ??= { name: record.call.name, code: record.error.code, message: record.error.message };
       record.result = { content: `Error: ${record.error.message}`, isError: true };
       record.status = "finished";
       continue;
@@ -24,7 +24,8 @@ export function recoverFromErrors(context: EngineContext): Partial<EngineContext
     if (record.status !== "finished") record.status = "invalid";
   }
   if (fatal) {
-    return { stopReason: "tool_error", stopError: { code: "TOOL_FATAL", message: `tool ${fatal.name} failed fatally: ${fatal.message}` } };
+    const message = fatal.code === "REPEATED_CALL" ? fatal.message : `tool ${fatal.name} failed fatally: ${fatal.message}`;
+    return { stopReason: "tool_error", stopError: { code: fatal.code, message } };
   }
   return {};
 }

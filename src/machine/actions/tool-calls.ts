@@ -3,6 +3,7 @@ import { AgentError } from "../../errors/agent-error.js";
 import type { AssistantToolCall } from "../../models/messages.js";
 import type { RawToolCall } from "../../models/model.js";
 import type { CallRecord, EngineContext } from "../context.js";
+import { stableJson } from "../../util/stable-json.js";
 
 /** Engine-owned ids: a server's "0" or "" never collides across turns or sessions. */
 export function newToolCallId(): string {
@@ -74,6 +75,8 @@ export function validateToolCalls(context: EngineContext): Partial<EngineContext
   const tools = context.deps.tools;
   let budget = context.maxToolCalls - context.toolCallCount;
   let hitLimit = false;
+  let repeat = context.repeat;
+  const maxRepeated = context.loop.maxRepeatedCalls;
   for (const record of context.batch) {
     if (record.status !== "pending") continue;
     const tool = tools.get(record.call.name);
@@ -93,6 +96,26 @@ export function validateToolCalls(context: EngineContext): Partial<EngineContext
       continue;
     }
     record.call = { ...record.call, input: check.value };
+    // The loop guard: the same call (name and input) may run maxRepeatedCalls times in a row.
+    const key = `${tool.name} ${stableJson(check.value)}`;
+    repeat = key === repeat.key ? { ...repeat, count: repeat.count + 1 } : { key, count: 1, refused: false };
+    if (repeat.count > maxRepeated) {
+      record.status = "invalid";
+      if (repeat.refused) {
+        record.fatal = true;
+        record.error = new AgentError(
+          "REPEATED_CALL",
+          `stopped: the model kept repeating the same ${tool.name} call after being told not to (maxRepeatedCalls = ${maxRepeated})`,
+        );
+      } else {
+        repeat = { ...repeat, refused: true };
+        record.error = new AgentError(
+          "REPEATED_CALL",
+          `not run: this exact ${tool.name} call was already made ${maxRepeated} times in a row; its result will not change. Try something different`,
+        );
+      }
+      continue;
+    }
     if (budget <= 0) {
       record.status = "over_limit";
       hitLimit = true;
@@ -100,7 +123,7 @@ export function validateToolCalls(context: EngineContext): Partial<EngineContext
     }
     budget--;
   }
-  return { batchHitToolLimit: hitLimit };
+  return { batchHitToolLimit: hitLimit, repeat };
 }
 
 /** What the model is told for a call refused before it ran. */
@@ -111,6 +134,7 @@ export function errorResultText(error: AgentError): string {
     case "TOOL_INPUT_INVALID":
       return `Error: ${error.message}. Try again with valid input.`;
     case "TOOL_CALL_TRUNCATED":
+    case "REPEATED_CALL":
       return `Error: ${error.message}.`;
     default:
       return `Error: ${error.message}`;

@@ -1,0 +1,55 @@
+import type { EngineContext } from "../machine/context.js";
+import { estimateContextTokens } from "../compaction/estimate.js";
+
+/** A steering message waits to enter before the next model call. */
+export function steeringQueued(context: Pick<EngineContext, "inbox">): boolean {
+  return context.inbox.steering.length > 0;
+}
+
+/** A follow-up waits for the agent to be about to stop. */
+export function followUpQueued(context: Pick<EngineContext, "inbox">): boolean {
+  return context.inbox.followUp.length > 0;
+}
+
+/** The tokens the model reported in this run reached `maxTokens`. */
+export function tokensExhausted(context: Pick<EngineContext, "usage" | "loop">): boolean {
+  const max = context.loop.maxTokens;
+  return max !== undefined && context.usage.input + context.usage.output >= max;
+}
+
+/** The conversation's estimated size is past contextWindow − reserveTokens. */
+export function contextOverBudget(context: Pick<EngineContext, "messages" | "usageAnchor" | "loop">): boolean {
+  const { contextWindow, reserveTokens } = context.loop;
+  if (contextWindow <= 0) return false;
+  return estimateContextTokens(context.messages, context.usageAnchor) > contextWindow - reserveTokens;
+}
+
+/**
+ * build_context has work beyond taking queued messages: the first request of the run, a turn hook, or compaction.
+ * Otherwise the run goes straight on to the model.
+ */
+export function needsPreparation(context: EngineContext): boolean {
+  const hooks = context.deps.hooks;
+  return (
+    !context.contextBuilt ||
+    hooks.prepareNextTurn !== undefined ||
+    hooks.shouldStopAfterTurn !== undefined ||
+    context.compactNow !== undefined ||
+    contextOverBudget(context)
+  );
+}
+
+/** A context overflow the run has not yet compacted for (one compaction and one retry per run, never a cascade). */
+export function overflowRecoverable(context: Pick<EngineContext, "failure" | "overflowCompacted" | "failedIn">): boolean {
+  return context.failedIn === "call_model" && context.failure?.code === "CONTEXT_OVERFLOW" && !context.overflowCompacted;
+}
+
+/** A failed model request that `onModelError` gets to decide about. */
+export function modelErrorHookApplies(context: Pick<EngineContext, "failure" | "failedIn" | "deps">): boolean {
+  return (
+    context.failedIn === "call_model" &&
+    context.failure !== undefined &&
+    context.failure.code !== "HOOK_FAILED" &&
+    context.deps.hooks.onModelError !== undefined
+  );
+}
