@@ -17,6 +17,27 @@ export interface ToolContext {
   cwd: string;
   sessionId: string;
   toolCallId: string;
+  /** The run calling the tool: what a tool that starts a run of its own (a subagent) inherits. */
+  run?: RunInfo;
+}
+
+/** What a calling run passes on to a subagent: its limits left, its settings, and a way to report events up. */
+export interface RunInfo {
+  sessionId: string;
+  /** 0 for a top run, 1 for a subagent, … */
+  depth: number;
+  /** The deepest level allowed in the whole tree (the top run's setting). */
+  maxDelegationDepth: number;
+  /** Epoch milliseconds at which the calling run times out. */
+  deadline: number;
+  /** Model calls and tool executions the calling run has left. */
+  remainingTurns: number;
+  remainingToolCalls: number;
+  traceFile: string | false;
+  permissions: import("../permissions/types.js").PermissionOptions;
+  model: import("../models/model.js").Model;
+  /** Passes an event of a subagent up to the calling run's caller. */
+  relay(event: import("../events.js").AgentEvent): void;
 }
 
 /** A tool's result: plain text, or text flagged as an error the model should see as one. */
