@@ -504,12 +504,50 @@ async function renderChart(s) {
       host.innerHTML = svg; // Mermaid's own output, from a chart whose labels the server reduced to plain text
       annotateChart(host.querySelector("svg"), view, `chart-${token}`);
       host.dataset.chart = chartId;
+      applyZoom();
     } catch (error) {
       if (token !== rendered.chartToken) return;
       host.replaceChildren(textElement("p", `The chart could not be drawn: ${error.message}`, "problem-text"));
     }
   }
   paintChart(s, view);
+}
+
+/**
+ * "fit" scales the chart to the pane's width so the whole machine is in view (down to a floor past which a very
+ * large machine scrolls instead); the buttons zoom from there to read the labels.
+ */
+let zoom = "fit";
+
+function applyZoom() {
+  const host = $("chart");
+  const svg = host.querySelector("svg");
+  if (!svg || !svg.viewBox || !svg.viewBox.baseVal || !svg.viewBox.baseVal.width) return;
+  const { width, height } = svg.viewBox.baseVal;
+  const fit = Math.min(1.4, Math.max(0.3, (host.clientWidth - 8) / width));
+  const scale = zoom === "fit" ? fit : zoom;
+  svg.style.maxWidth = "none";
+  svg.setAttribute("width", String(Math.round(width * scale)));
+  svg.setAttribute("height", String(Math.round(height * scale)));
+  host.dataset.zoom = scale.toFixed(2);
+}
+
+function zoomBy(factor) {
+  const current = Number($("chart").dataset.zoom) || 1;
+  zoom = Math.min(4, Math.max(0.2, current * factor));
+  applyZoom();
+}
+
+/** Keeps the current state in view in a chart larger than its pane. */
+function revealCurrent() {
+  const host = $("chart");
+  const current = host.querySelector('[data-state][aria-current="true"]');
+  if (!current || host.scrollWidth <= host.clientWidth && host.scrollHeight <= host.clientHeight) return;
+  const box = current.getBoundingClientRect();
+  const pane = host.getBoundingClientRect();
+  if (box.left < pane.left || box.right > pane.right || box.top < pane.top || box.bottom > pane.bottom) {
+    host.scrollBy({ left: box.left + box.width / 2 - (pane.left + pane.width / 2), top: box.top + box.height / 2 - (pane.top + pane.height / 2) });
+  }
 }
 
 /** Puts the page's hooks on Mermaid's SVG: data-state on states, data-edge on arrows. */
@@ -578,6 +616,7 @@ function paintChart(s, view) {
     if (taken.has(index)) el.setAttribute("data-taken", "");
     else el.removeAttribute("data-taken");
   }
+  revealCurrent();
 }
 
 function renderTimeline(s) {
@@ -1105,6 +1144,15 @@ function start() {
     else if (e.key === "End") selectIndex(Number.MAX_SAFE_INTEGER, true);
     else return;
     e.preventDefault();
+  });
+  $("zoom-in").addEventListener("click", () => zoomBy(1.25));
+  $("zoom-out").addEventListener("click", () => zoomBy(0.8));
+  $("zoom-fit").addEventListener("click", () => {
+    zoom = "fit";
+    applyZoom();
+  });
+  window.addEventListener("resize", () => {
+    if (zoom === "fit") applyZoom();
   });
   $("allow").addEventListener("click", () => answer("allow"));
   $("deny").addEventListener("click", () => answer("deny"));
