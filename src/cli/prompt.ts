@@ -107,8 +107,6 @@ export function createTerminalPrompter(options: TerminalPrompterOptions): Permis
         resolve("deny");
         return;
       }
-      options.beforeAsk?.();
-      output.write(`${describeRequest(request, style).join("\n")}\n${questionLine(style)}`);
       const onData = (chunk: Buffer | string) => {
         const text = typeof chunk === "string" ? chunk : chunk.toString("utf8");
         for (const key of text) {
@@ -141,9 +139,12 @@ export function createTerminalPrompter(options: TerminalPrompterOptions): Permis
           finish(answer, false);
         },
       };
+      // Raw mode before the question shows, so a key pressed as soon as it appears is read, not echoed.
       input.setRawMode?.(true);
       input.on("data", onData);
       input.resume();
+      options.beforeAsk?.();
+      output.write(`${describeRequest(request, style).join("\n")}\n${questionLine(style)}`);
     });
 
   return {

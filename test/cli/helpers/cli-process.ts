@@ -50,6 +50,8 @@ export interface CliOptions {
 export class CliProcess {
   stdout = "";
   stderr = "";
+  /** The process has ended (and its output is complete). */
+  exited = false;
   readonly done: Promise<CliResult>;
   private waiters: Array<() => void> = [];
 
@@ -66,6 +68,7 @@ export class CliProcess {
     });
     this.done = new Promise((resolve) => {
       child.on("close", (code, signal) => {
+        this.exited = true;
         this.notify();
         resolve({ code, signal, stdout: this.stdout, stderr: this.stderr });
       });
@@ -77,16 +80,22 @@ export class CliProcess {
     return stripAnsi(this.stdout).replace(/\r\n/g, "\n");
   }
 
-  /** Resolves once `pattern` shows up on stdout (after removing colours), or rejects when the process ends first. */
-  async waitFor(pattern: RegExp | string, stream: "stdout" | "stderr" = "stdout"): Promise<void> {
+  /** Where the output (stdout, as `screen`) ends now: pass it to `waitFor` to look only at what comes after. */
+  mark(): number {
+    return this.screen.length;
+  }
+
+  /**
+   * Resolves once `pattern` shows up on stdout (colours removed), after position `since` when given, or on stderr;
+   * rejects when the process ends first.
+   */
+  async waitFor(pattern: RegExp | string, options: { since?: number; stream?: "stdout" | "stderr" } = {}): Promise<void> {
     const seen = () => {
-      const text = stream === "stdout" ? this.screen : this.stderr;
+      const text = options.stream === "stderr" ? this.stderr : this.screen.slice(options.since ?? 0);
       return typeof pattern === "string" ? text.includes(pattern) : pattern.test(text);
     };
-    let ended = false;
-    void this.done.then(() => (ended = true));
     while (!seen()) {
-      if (ended) throw new Error(`process ended before ${String(pattern)} appeared.\nstdout:\n${this.stdout}\nstderr:\n${this.stderr}`);
+      if (this.exited) throw new Error(`process ended before ${String(pattern)} appeared.\nstdout:\n${this.stdout}\nstderr:\n${this.stderr}`);
       await new Promise<void>((resolve) => this.waiters.push(resolve));
     }
   }
