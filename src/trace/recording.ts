@@ -1,0 +1,392 @@
+import type { ErrorInfo } from "../errors/agent-error.js";
+import { ENGINE_STATES } from "../machine/states.js";
+import type { StateTraceLine, TraceLine } from "./format.js";
+
+/** A tool as the build_context line records it (its schema and how it runs; its code is not in the trace). */
+export interface RecordedTool {
+  name: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  risk: "read" | "write" | "exec";
+  executionMode: "parallel" | "sequential";
+  timeoutMs?: number;
+}
+
+/** The run's options as the build_context line records them. */
+export interface RecordedOptions {
+  model?: string;
+  maxTurns: number;
+  maxToolCalls: number;
+  timeoutMs: number;
+  cwd: string;
+  systemPrompt?: string;
+  continued: boolean;
+  contextWindow?: number;
+  reserveTokens?: number;
+  keepRecentTokens?: number;
+  maxRepeatedCalls?: number;
+  maxTokens?: number;
+  maxDelegationDepth?: number;
+  /** Names of the hooks the run had (hooks are code: the trace holds what they did, not what they are). */
+  hooks: string[];
+  permissions: { mode: string; allow: string[]; ask: string[]; deny: string[]; onAsk: boolean };
+  tools: RecordedTool[];
+}
+
+/** A tool call as the model produced it (a response's `toolCalls`). */
+export interface RecordedRawCall {
+  /** The engine's id for the call (absent on a `done` line). */
+  id?: string;
+  name: string;
+  arguments: string | Record<string, unknown>;
+  providerId?: string;
+}
+
+/** A model output as recorded on the line after its call. */
+export interface RecordedResponse {
+  text: string;
+  toolCalls: RecordedRawCall[];
+  finishReason: string;
+  usage?: { input: number; output: number; cached?: number; reasoning?: number };
+  thinking?: string;
+}
+
+/** How one model call ended, as far as the trace tells. */
+export type ModelCallOutcome =
+  | { kind: "response"; response: RecordedResponse; seq: number }
+  /** The request failed: the recover line's error. */
+  | { kind: "error"; error: ErrorInfo; seq: number }
+  /** The run stopped while the call was in progress (an abort, the deadline); `seq` is the done line's. */
+  | { kind: "cut"; seq: number; text?: string }
+  /** The trace ends (or is damaged) before the call's outcome. */
+  | { kind: "unknown" };
+
+/** What happened during a call before its outcome: retries and the first text delta (`stream_text`), in order. */
+export type ModelCallStreamEntry =
+  | { type: "retry"; attempt: number; delayMs: number; error: { code: string; message: string }; seq: number }
+  | { type: "text"; seq: number };
+
+/** One model call of a run (one `call_model` line), in call order. */
+export interface RecordedModelCall {
+  index: number;
+  turn: number;
+  /** The call_model line's seq. */
+  seq: number;
+  /** Messages the call was sent (the call_model line's `messages`). */
+  messages?: number;
+  stream: ModelCallStreamEntry[];
+  outcome: ModelCallOutcome;
+}
+
+export interface RecordedResult {
+  content: string;
+  isError: boolean;
+  /** Present when the tool ran to an end (result or thrown error); absent for results the engine wrote itself. */
+  durationMs?: number;
+  error?: ErrorInfo;
+  /** The line that carries the result. */
+  seq: number;
+}
+
+export interface RecordedPermission {
+  decision: "allow" | "allow_always" | "deny";
+  by: string;
+  rule?: string;
+  input?: unknown;
+  /** The line that carries the decision. */
+  seq: number;
+}
+
+/** One tool call of a response and what the trace says about it. */
+export interface RecordedCall {
+  position: number;
+  id?: string;
+  name: string;
+  arguments: string | Record<string, unknown>;
+  providerId?: string;
+  /** The input after validation (validate_tool's `calls`), when recorded. */
+  input?: unknown;
+  hasInput: boolean;
+  permission?: RecordedPermission;
+  result?: RecordedResult;
+  /** Listed in an execute_tool line's `run`: the engine started it. */
+  ran: boolean;
+}
+
+/** The tool calls of one model response. */
+export interface RecordedBatch {
+  /** The model call (index) whose response this is. */
+  callIndex: number;
+  turn: number;
+  /** The line that carries the response. */
+  seq: number;
+  calls: RecordedCall[];
+}
+
+/** Why a run's lines can't be read as a run. */
+export interface RunProblem {
+  /** The seq where the run stops making sense (a missing or misplaced line, an unknown state). */
+  seq: number;
+  kind: "missing" | "order" | "unknown_state" | "malformed" | "no_build_context" | "no_done" | "bad_options";
+  message: string;
+  /** The line found where `seq` was expected, if any. */
+  found?: TraceLine;
+}
+
+/** One run of a session (its lines from seq 0 to done), analysed. */
+export interface RecordedRun {
+  /** 0-based position of the run in its session. */
+  index: number;
+  lines: TraceLine[];
+  build?: StateTraceLine;
+  input: string;
+  options?: RecordedOptions;
+  modelCalls: RecordedModelCall[];
+  batches: RecordedBatch[];
+  done?: StateTraceLine;
+  /** The first problem with the run's lines; undefined when they read as a complete run. */
+  problem?: RunProblem;
+}
+
+const STATES: ReadonlySet<string> = new Set(ENGINE_STATES);
+const MODEL_STATES: ReadonlySet<string> = new Set(["call_model", "stream_text"]);
+
+export const detailsOf = (line: TraceLine): Record<string, unknown> =>
+  ((line as { details?: unknown }).details as Record<string, unknown> | undefined) ?? {};
+
+export function isState(line: TraceLine | undefined, state?: string): line is StateTraceLine {
+  return !!line && line.kind === "state" && (state === undefined || (line as StateTraceLine).state === state);
+}
+
+/** Reads a run's lines (in file order) into model calls, tool batches and the run's options; notes the first problem. */
+export function analyseRun(lines: TraceLine[], index = 0): RecordedRun {
+  const run: RecordedRun = { index, lines, input: "", modelCalls: [], batches: [] };
+  run.problem = structuralProblem(lines);
+  const first = lines[0];
+  if (isState(first, "build_context")) {
+    run.build = first;
+    const details = detailsOf(first);
+    run.input = typeof details.input === "string" ? details.input : "";
+    const options = readOptions(details.options);
+    if (typeof options === "string") run.problem ??= { seq: first.seq, kind: "bad_options", message: options };
+    else run.options = options;
+  }
+  const byId = new Map<string, RecordedCall>();
+  let current: RecordedModelCall | undefined;
+  for (const line of lines) {
+    if (line.kind === "retry") {
+      const retry = line as unknown as { attempt?: unknown; delayMs?: unknown; error?: { code?: unknown; message?: unknown } };
+      current?.stream.push({
+        type: "retry",
+        attempt: typeof retry.attempt === "number" ? retry.attempt : 1,
+        delayMs: typeof retry.delayMs === "number" ? retry.delayMs : 0,
+        error: { code: String(retry.error?.code ?? "MODEL_ERROR"), message: String(retry.error?.message ?? "") },
+        seq: line.seq,
+      });
+      continue;
+    }
+    if (!isState(line)) continue;
+    const details = detailsOf(line);
+    if (line.state === "call_model") {
+      current = {
+        index: run.modelCalls.length,
+        turn: line.turn,
+        seq: line.seq,
+        ...(typeof details.messages === "number" ? { messages: details.messages } : {}),
+        stream: [],
+        outcome: { kind: "unknown" },
+      };
+      run.modelCalls.push(current);
+    } else if (line.state === "stream_text") {
+      current?.stream.push({ type: "text", seq: line.seq });
+    } else if (current && !MODEL_STATES.has(line.state)) {
+      const response = readResponse(details.response);
+      const error = readError(details.error);
+      if (response) {
+        current.outcome = { kind: "response", response, seq: line.seq };
+        if (response.toolCalls.length > 0) {
+          const batch: RecordedBatch = {
+            callIndex: current.index,
+            turn: current.turn,
+            seq: line.seq,
+            calls: response.toolCalls.map((raw, position) => ({
+              position,
+              ...(raw.id !== undefined ? { id: raw.id } : {}),
+              name: raw.name,
+              arguments: raw.arguments,
+              ...(raw.providerId !== undefined ? { providerId: raw.providerId } : {}),
+              hasInput: false,
+              ran: false,
+            })),
+          };
+          run.batches.push(batch);
+          for (const call of batch.calls) if (call.id !== undefined) byId.set(call.id, call);
+        }
+      } else if (line.state === "recover" && error) {
+        current.outcome = { kind: "error", error, seq: line.seq };
+      } else if (line.state === "done") {
+        current.outcome = { kind: "cut", seq: line.seq, ...(current.stream.some((e) => e.type === "text") && typeof details.text === "string" ? { text: details.text } : {}) };
+      }
+      current = undefined;
+    }
+    if (line.state === "validate_tool" && Array.isArray(details.calls)) {
+      for (const entry of details.calls as Array<{ id?: unknown; input?: unknown }>) {
+        const call = typeof entry?.id === "string" ? byId.get(entry.id) : undefined;
+        if (call) {
+          call.input = entry.input;
+          call.hasInput = true;
+        }
+      }
+    }
+    if (line.state === "execute_tool" && Array.isArray(details.run)) {
+      for (const id of details.run) {
+        const call = typeof id === "string" ? byId.get(id) : undefined;
+        if (call) call.ran = true;
+      }
+    }
+    if (Array.isArray(details.permissions)) {
+      for (const entry of details.permissions as Array<Record<string, unknown>>) {
+        const call = typeof entry?.toolCallId === "string" ? byId.get(entry.toolCallId) : undefined;
+        if (!call || call.permission) continue;
+        const decision = entry.decision;
+        if (decision !== "allow" && decision !== "allow_always" && decision !== "deny") continue;
+        call.permission = {
+          decision,
+          by: String(entry.by ?? "default"),
+          ...(typeof entry.rule === "string" ? { rule: entry.rule } : {}),
+          ...("input" in entry ? { input: entry.input } : {}),
+          seq: line.seq,
+        };
+      }
+    }
+    if (Array.isArray(details.results)) {
+      for (const entry of details.results as Array<Record<string, unknown>>) {
+        const call = typeof entry?.toolCallId === "string" ? byId.get(entry.toolCallId) : undefined;
+        if (!call || call.result) continue;
+        const error = readError(entry.error);
+        call.result = {
+          content: typeof entry.content === "string" ? entry.content : "",
+          isError: entry.isError === true,
+          ...(typeof entry.durationMs === "number" ? { durationMs: entry.durationMs } : {}),
+          ...(error ? { error } : {}),
+          seq: line.seq,
+        };
+      }
+    }
+    if (line.state === "done") run.done = line;
+  }
+  return run;
+}
+
+/**
+ * The first place a run's lines stop reading as a run: it must start with build_context at seq 0, number its lines
+ * 0, 1, 2… in file order, name only known states, and end with done.
+ */
+function structuralProblem(lines: readonly TraceLine[]): RunProblem | undefined {
+  const first = lines[0];
+  if (!first || first.seq !== 0 || !isState(first, "build_context")) {
+    return { seq: 0, kind: "no_build_context", message: "the run does not start with a build_context line at seq 0", ...(first ? { found: first } : {}) };
+  }
+  const present = new Set(lines.map((l) => l.seq));
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i];
+    if (line.seq !== i) {
+      if (present.has(i)) {
+        return { seq: i, kind: "order", message: `the line with seq ${i} comes after the line with seq ${line.seq} (lines out of order)`, found: line };
+      }
+      return { seq: i, kind: "missing", message: `the line with seq ${i} is missing (the next line has seq ${line.seq})`, found: line };
+    }
+    if (line.kind === "state") {
+      const state = (line as { state?: unknown }).state;
+      if (typeof state !== "string" || !STATES.has(state)) {
+        return { seq: i, kind: "unknown_state", message: `unknown state ${JSON.stringify(state)} (known: ${ENGINE_STATES.join(", ")})`, found: line };
+      }
+      const details = (line as { details?: unknown }).details;
+      if (typeof (line as { turn?: unknown }).turn !== "number" || details === null || typeof details !== "object") {
+        return { seq: i, kind: "malformed", message: `the ${state} line lacks its "turn" or "details"`, found: line };
+      }
+    }
+  }
+  const last = lines[lines.length - 1];
+  if (!isState(last, "done")) {
+    return { seq: last.seq + 1, kind: "no_done", message: `the run ends at seq ${last.seq} without a done line (cut off by a crash, or still running)` };
+  }
+  return undefined;
+}
+
+function readOptions(value: unknown): RecordedOptions | string {
+  if (value === null || typeof value !== "object") return "the build_context line has no options";
+  const o = value as Record<string, unknown>;
+  const number = (key: string, fallback: number) => (typeof o[key] === "number" ? (o[key] as number) : fallback);
+  const optional = (key: string) => (typeof o[key] === "number" ? { [key]: o[key] as number } : {});
+  const p = (o.permissions ?? {}) as Record<string, unknown>;
+  const strings = (v: unknown) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : []);
+  const tools: RecordedTool[] = [];
+  for (const t of Array.isArray(o.tools) ? (o.tools as Array<Record<string, unknown>>) : []) {
+    if (!t || typeof t.name !== "string") return "a tool of the recorded options has no name";
+    const risk = t.risk === "write" || t.risk === "exec" ? t.risk : "read";
+    tools.push({
+      name: t.name,
+      description: typeof t.description === "string" && t.description.trim() !== "" ? t.description : t.name,
+      inputSchema: t.inputSchema && typeof t.inputSchema === "object" ? (t.inputSchema as Record<string, unknown>) : { type: "object" },
+      risk,
+      executionMode: t.executionMode === "sequential" || t.executionMode === "parallel" ? t.executionMode : risk === "read" ? "parallel" : "sequential",
+      ...(typeof t.timeoutMs === "number" ? { timeoutMs: t.timeoutMs } : {}),
+    });
+  }
+  return {
+    ...(typeof o.model === "string" ? { model: o.model } : {}),
+    maxTurns: number("maxTurns", 8),
+    maxToolCalls: number("maxToolCalls", 12),
+    timeoutMs: number("timeoutMs", 120_000),
+    cwd: typeof o.cwd === "string" ? o.cwd : process.cwd(),
+    ...(typeof o.systemPrompt === "string" ? { systemPrompt: o.systemPrompt } : {}),
+    continued: o.continued === true,
+    ...optional("contextWindow"),
+    ...optional("reserveTokens"),
+    ...optional("keepRecentTokens"),
+    ...optional("maxRepeatedCalls"),
+    ...optional("maxTokens"),
+    ...optional("maxDelegationDepth"),
+    hooks: strings(o.hooks),
+    permissions: {
+      mode: typeof p.mode === "string" ? p.mode : "default",
+      allow: strings(p.allow),
+      ask: strings(p.ask),
+      deny: strings(p.deny),
+      onAsk: p.onAsk === true,
+    },
+    tools,
+  };
+}
+
+function readResponse(value: unknown): RecordedResponse | undefined {
+  if (value === null || typeof value !== "object") return undefined;
+  const r = value as Record<string, unknown>;
+  const toolCalls: RecordedRawCall[] = [];
+  for (const c of Array.isArray(r.toolCalls) ? (r.toolCalls as Array<Record<string, unknown>>) : []) {
+    if (!c || typeof c.name !== "string") continue;
+    const args = typeof c.arguments === "string" || (c.arguments && typeof c.arguments === "object") ? (c.arguments as string | Record<string, unknown>) : "";
+    toolCalls.push({
+      ...(typeof c.id === "string" ? { id: c.id } : {}),
+      name: c.name,
+      arguments: args,
+      ...(typeof c.providerId === "string" ? { providerId: c.providerId } : {}),
+    });
+  }
+  const usage = r.usage as RecordedResponse["usage"] | undefined;
+  return {
+    text: typeof r.text === "string" ? r.text : "",
+    toolCalls,
+    finishReason: typeof r.finishReason === "string" ? r.finishReason : toolCalls.length ? "tool_calls" : "stop",
+    ...(usage && typeof usage === "object" && typeof usage.input === "number" && typeof usage.output === "number" ? { usage } : {}),
+    ...(typeof r.thinking === "string" && r.thinking !== "" ? { thinking: r.thinking } : {}),
+  };
+}
+
+export function readError(value: unknown): ErrorInfo | undefined {
+  if (value === null || typeof value !== "object") return undefined;
+  const e = value as Record<string, unknown>;
+  if (typeof e.code !== "string" || typeof e.message !== "string") return undefined;
+  return { code: e.code, message: e.message, ...(typeof e.status === "number" ? { status: e.status } : {}) };
+}
