@@ -13,7 +13,7 @@ import type { RunSettings } from "./config.js";
 import { denialNotice } from "./denial-notice.js";
 import { EXIT_CODES, exitCodeFor } from "./exit-codes.js";
 import { listenForInterrupts } from "./interrupts.js";
-import { canAsk, type CliIO } from "./io.js";
+import { canAsk, type CliIO, type InputStream } from "./io.js";
 import type { Logger } from "./logger.js";
 import { createTerminalPrompter } from "./prompt.js";
 import type { Renderer } from "./render.js";
@@ -38,6 +38,8 @@ export interface ExecuteRunOptions {
   /** Style of wherever the permission question is written (stdout for people, stderr in JSON mode). */
   promptStyle: Style;
   logger: Logger;
+  /** Where permission questions read keys, when not stdin (the controlling terminal while stdin is a pipe). */
+  askInput?: InputStream;
   /**
    * Answers permission requests instead of the person at the terminal (the demo's own policy). Without it a terminal
    * asks y/a/n, and without a terminal a call that must be asked is denied.
@@ -67,7 +69,8 @@ export function traceFileOf(params: Pick<RunParameters, "traceFile" | "cwd">): s
 export async function executeRun(options: ExecuteRunOptions): Promise<RunOutcome> {
   const { io, renderer, params, logger } = options;
   const controller = new AbortController();
-  const interactive = options.answer === undefined && canAsk(io);
+  const askInput = options.askInput ?? (canAsk(io) ? io.stdin : undefined);
+  const interactive = options.answer === undefined && askInput !== undefined;
   const notice = (text: string) => {
     if (options.json) io.stderr.write(`${text}\n`);
     else renderer.line(text);
@@ -79,15 +82,16 @@ export async function executeRun(options: ExecuteRunOptions): Promise<RunOutcome
     notice(options.errStyle.yellow("interrupted: stopping the run (Ctrl-C again to quit at once)"));
     controller.abort();
   };
-  const prompter = interactive
-    ? createTerminalPrompter({
-        input: io.stdin,
-        output: options.json ? io.stderr : io.stdout,
-        style: options.promptStyle,
-        beforeAsk: () => renderer.pause(),
-        onInterrupt: interrupt,
-      })
-    : undefined;
+  const prompter =
+    interactive && askInput
+      ? createTerminalPrompter({
+          input: askInput,
+          output: options.json ? io.stderr : io.stdout,
+          style: options.promptStyle,
+          beforeAsk: () => renderer.pause(),
+          onInterrupt: interrupt,
+        })
+      : undefined;
 
   const permissions: PermissionOptions = {
     ...(params.permissions.mode !== undefined ? { mode: params.permissions.mode } : {}),

@@ -174,3 +174,23 @@ describe("statecraft chat on a terminal", () => {
     expect((await cli.done).code).toBe(0);
   });
 });
+
+describe("a prompt piped on stdin while a person is at the terminal", () => {
+  it("asks the permission question on the controlling terminal", async () => {
+    const dir = workspace([{ text: "Creating.", ...bash("echo hi > made.txt") }, { text: "Made." }]);
+    // `script` gives the shell a terminal; the CLI's stdin is a pipe from echo.
+    const { spawn } = await import("node:child_process");
+    const { CLI, cliEnv, CliProcess } = await import("../cli/helpers/cli-process.js");
+    const command = `echo 'make a file' | '${process.execPath}' '${CLI}' run --model script:case.json`;
+    const cli = new CliProcess(spawn("script", ["-qfec", command, "/dev/null"], { cwd: dir, env: cliEnv({ NO_COLOR: "1" }), stdio: "pipe" }));
+    cleanups.push(() => {
+      if (!cli.exited) cli.child.kill("SIGKILL");
+    });
+    await cli.waitFor("[n] no");
+    cli.write("y");
+    const result = await cli.done;
+    expect(result.code).toBe(0);
+    expect(readFileSync(join(dir, "made.txt"), "utf8")).toBe("hi\n");
+    expect(readFileSync(join(dir, ".agent", "trace.jsonl"), "utf8")).toContain('"input":"make a file"');
+  });
+});

@@ -1,6 +1,8 @@
 import type { CliContext } from "../context.js";
 import { setupOutput } from "../context.js";
+import { canAsk } from "../io.js";
 import { readPrompt } from "../read-prompt.js";
+import { openControllingTerminal } from "../terminal-input.js";
 import { HumanRenderer, JsonRenderer } from "../render.js";
 import { executeRun } from "../run-agent.js";
 import type { RunFlags } from "../run-flags.js";
@@ -24,6 +26,9 @@ export async function runAction(promptArgs: string[], flags: RunCommandFlags, co
     ? new JsonRenderer(io.stdout)
     : new HumanRenderer(io.stdout, { style: output.out, spinner: onTerminal, thinking: onTerminal });
   if (!json && onTerminal) io.stdout.write(`${headerLine(output.out, prepared)}\n`);
+  // A prompt piped on stdin leaves the terminal free to ask permission questions on.
+  const questionsOn = json ? io.stderr : io.stdout;
+  const terminal = !canAsk(io) && questionsOn.isTTY === true ? openControllingTerminal() : undefined;
   const outcome = await executeRun({
     prompt,
     params: prepared.params,
@@ -35,7 +40,8 @@ export async function runAction(promptArgs: string[], flags: RunCommandFlags, co
     errStyle: output.err,
     promptStyle: json ? output.err : output.out,
     logger: output.logger,
-  });
+    ...(terminal ? { askInput: terminal } : {}),
+  }).finally(() => terminal?.destroy());
   if (!json && outcome.traceFile !== false) io.stdout.write(`${output.out.dim(`trace: ${outcome.traceFile}`)}\n`);
   return outcome.exitCode;
 }
