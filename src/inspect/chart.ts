@@ -33,13 +33,16 @@ export type ChartEdgeKind =
   /** a final state into the end marker */
   | "final";
 
-/** One arrow of the diagram. */
+/** One transition of the machine (or a start or end marker's arrow). */
 export interface ChartEdge {
-  /**
-   * The arrow's number in the diagram: Mermaid numbers the arrows of a state diagram in text order and renders
-   * arrow `n` as a path with `data-id="edge<n>"`, which is how the page finds an edge's path.
-   */
+  /** Its position in `edges`. */
   index: number;
+  /**
+   * The number of the diagram arrow that draws it. Transitions between the same two states share one arrow, its
+   * label listing each on a line of its own. Mermaid numbers the arrows of a state diagram in text order and renders
+   * arrow `n` as a path with `data-id="edge<n>"`, which is how the page finds a transition's arrow.
+   */
+  arrow: number;
   /** The source state's name; `"[*]"` for a start marker; the name of an "any state" node for transitions a compound state (or the machine itself) takes from whichever child is active. */
   from: string;
   /** The target state's name; `"[*]"` for an end marker. */
@@ -47,7 +50,7 @@ export interface ChartEdge {
   kind: ChartEdgeKind;
   /** The event descriptor as the machine knows it (`""` for `always`, the `xstate.after.…` event for `after`). */
   event: string;
-  /** What the diagram writes on the arrow, kept short: the event (or `after …`, `done`, `error`) and the guard; eventless arrows show their guard only. */
+  /** What the diagram writes for it, kept short: the event (or `after …`, `done`, `error`) and the guard; an eventless transition shows its guard only (`always` when it has none but shares its arrow). */
   label: string;
   /** The arrow in full words (`done: callModel [modelRequestedTools]`, `always [batchHasErrors]`). */
   title: string;
@@ -71,6 +74,8 @@ export interface MachineChart {
   states: ChartState[];
   anyStates: ChartAnyState[];
   edges: ChartEdge[];
+  /** How many arrows the diagram draws (transitions between the same two states share one). */
+  arrows: number;
   /** Every guard named on an edge, once, in order of appearance. */
   guards: string[];
   /** `stateDiagram-v2` text: render it with Mermaid. */
@@ -144,6 +149,7 @@ class ChartBuilder {
   private readonly byNode = new Map<AnyStateNode, ChartState>();
   private readonly anyOf = new Map<AnyStateNode, ChartAnyState>();
   private readonly lines: string[] = ["stateDiagram-v2"];
+  private arrowCount = 0;
 
   constructor(private readonly root: AnyStateNode) {}
 
@@ -155,6 +161,7 @@ class ChartBuilder {
       states: this.states,
       anyStates: this.anyStates,
       edges: this.edges,
+      arrows: this.arrowCount,
       guards: this.guards,
       mermaid: this.lines.join("\n") + "\n",
     };
@@ -205,7 +212,7 @@ class ChartBuilder {
     if (node.type === "compound" && children.length > 0) {
       const initial = node.initial?.target?.[0] as AnyStateNode | undefined;
       const target = initial ? this.byNode.get(initial) : undefined;
-      if (target) this.arrow(indent, "[*]", target.id, { from: "[*]", to: target.name, kind: "initial", event: "", label: "", title: `initial state of ${node === this.root ? "the machine" : this.byNode.get(node)!.name}` });
+      if (target) this.arrow(indent, "[*]", target.id, [{ from: "[*]", to: target.name, kind: "initial", event: "", label: "", title: `initial state of ${node === this.root ? "the machine" : this.byNode.get(node)!.name}` }]);
     }
     // The children's transitions, a compound child's own included (its arrows leave its box or start from its
     // "any state" node); the machine's own transitions start from the top "any state" node.
@@ -214,7 +221,7 @@ class ChartBuilder {
     for (const child of children) {
       if (child.type === "final") {
         const state = this.byNode.get(child)!;
-        this.arrow(indent, state.id, "[*]", { from: state.name, to: "[*]", kind: "final", event: "", label: "", title: `${state.name} is final` });
+        this.arrow(indent, state.id, "[*]", [{ from: state.name, to: "[*]", kind: "final", event: "", label: "", title: `${state.name} is final` }]);
       }
     }
   }
@@ -229,6 +236,8 @@ class ChartBuilder {
   }
 
   private emitTransitions(node: AnyStateNode, indent: string): void {
+    // Grouped by source and target, in order of first appearance: one arrow per pair keeps a busy machine legible.
+    const arrows = new Map<string, { fromId: string; toId: string; edges: Array<Omit<ChartEdge, "index" | "arrow">> }>();
     for (const t of this.transitionsOf(node)) {
       if (!t.target || t.target.length === 0) continue;
       for (const target of t.target) {
@@ -240,7 +249,9 @@ class ChartBuilder {
         if (guard !== undefined && !this.guards.includes(guard)) this.guards.push(guard);
         const kind = edgeKind(t.eventType, node);
         const withGuard = (text: string) => [text, guard !== undefined ? `[${guard}]` : ""].filter(Boolean).join(" ");
-        this.arrow(indent, from.id, to.id, {
+        const key = `${from.id}>${to.id}`;
+        if (!arrows.has(key)) arrows.set(key, { fromId: from.id, toId: to.id, edges: [] });
+        arrows.get(key)!.edges.push({
           from: from.name,
           to: to.name,
           kind,
@@ -251,6 +262,10 @@ class ChartBuilder {
           ...(t.delay !== undefined ? { delay: t.delay } : {}),
         });
       }
+    }
+    for (const { fromId, toId, edges } of arrows.values()) {
+      if (edges.length > 1) for (const e of edges) if (!e.label) e.label = e.kind;
+      this.arrow(indent, fromId, toId, edges);
     }
   }
 
@@ -263,10 +278,12 @@ class ChartBuilder {
     this.lines.push(`${indent}state "${owner ? `any ${mermaidText(owner.name)} state` : "any state"}" as ${any.id}`);
   }
 
-  private arrow(indent: string, fromId: string, toId: string, edge: Omit<ChartEdge, "index">): void {
-    const index = this.edges.length;
-    this.edges.push({ index, ...edge });
-    this.lines.push(`${indent}${fromId} --> ${toId}${edge.label ? ` : ${mermaidText(edge.label)}` : ""}`);
+  /** One arrow of the diagram for one or more transitions between the same two nodes. */
+  private arrow(indent: string, fromId: string, toId: string, edges: Array<Omit<ChartEdge, "index" | "arrow">>): void {
+    const arrow = this.arrowCount++;
+    for (const edge of edges) this.edges.push({ index: this.edges.length, arrow, ...edge });
+    const labels = edges.map((e) => e.label).filter(Boolean).map(mermaidText);
+    this.lines.push(`${indent}${fromId} --> ${toId}${labels.length ? ` : ${labels.join("<br/>")}` : ""}`);
   }
 }
 

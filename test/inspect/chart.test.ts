@@ -27,10 +27,19 @@ describe("machineChart", () => {
     expect(chart.guards).toContain("turnsExhausted");
     expect(chart.guards).toContain("toolCallsExhausted && batchHitToolLimit");
     expect(new Set(chart.guards).size).toBe(chart.guards.length);
-    // Every arrow is a line of the text, numbered in text order (Mermaid numbers them the same way).
+    // Every arrow is a line of the text, numbered in text order (Mermaid numbers them the same way); transitions
+    // between the same two states share an arrow whose label has a line for each.
     const arrowLines = chart.mermaid.split("\n").filter((l) => l.includes("-->"));
-    expect(arrowLines.length).toBe(chart.edges.length);
+    expect(arrowLines.length).toBe(chart.arrows);
     chart.edges.forEach((e, i) => expect(e.index).toBe(i));
+    const pairs = new Set(chart.edges.map((e) => `${e.from}>${e.to}`));
+    expect(chart.arrows).toBe(pairs.size);
+    for (let arrow = 0; arrow < chart.arrows; arrow++) {
+      const edges = chart.edges.filter((e) => e.arrow === arrow);
+      expect(new Set(edges.map((e) => `${e.from}>${e.to}`)).size).toBe(1);
+      const labels = edges.map((e) => e.label).filter(Boolean);
+      expect(arrowLines[arrow]).toContain(labels.length ? ` : ${labels.join("<br/>")}` : "");
+    }
   });
 
   it("walks nested, parallel and final states, root transitions and every kind of arrow", () => {
@@ -96,6 +105,10 @@ describe("machineChart", () => {
       "finished > [*] : final",
     ]);
     expect(chart.anyStates.map((a) => a.name)).toEqual(["*", "busy.*"]);
+    // The three transitions from work to rest share one arrow.
+    expect(chart.edges.filter((e) => e.from === "work" && e.to === "rest").map((e) => e.arrow)).toEqual([1, 1, 1]);
+    expect(chart.mermaid).toContain("s2 --> s3 : after 500ms<br/>after slow [!ready]<br/>[tired && ready || tired]");
+    expect(chart.arrows).toBe(13);
     expect(chart.guards).toEqual(["!ready", "tired && ready || tired", "ready"]);
   });
 

@@ -570,18 +570,26 @@ function annotateChart(svg, view, renderId) {
     const any = anyById.get(id);
     if (any) g.setAttribute("data-any-state", any.name);
   }
+  // Transitions between the same two states share one arrow: an arrow carries every transition it draws.
+  const byArrow = new Map();
+  for (const e of view.chart.edges) {
+    if (!byArrow.has(e.arrow)) byArrow.set(e.arrow, []);
+    byArrow.get(e.arrow).push(e);
+  }
   for (const path of svg.querySelectorAll('path[data-id^="edge"]')) {
-    const edge = view.chart.edges[Number(path.getAttribute("data-id").slice(4))];
-    if (!edge) continue;
-    path.setAttribute("data-edge", String(edge.index));
-    path.setAttribute("data-from", edge.from);
-    path.setAttribute("data-to", edge.to);
-    path.setAttribute("data-kind", edge.kind);
-    path.setAttribute("aria-label", `${edge.from} to ${edge.to}${edge.title ? `: ${edge.title}` : ""}`);
+    const arrow = Number(path.getAttribute("data-id").slice(4));
+    const edges = byArrow.get(arrow);
+    if (!edges) continue;
+    path.setAttribute("data-edge", String(arrow));
+    path.setAttribute("data-edges", edges.map((e) => e.index).join(" "));
+    path.setAttribute("data-from", edges[0].from);
+    path.setAttribute("data-to", edges[0].to);
+    path.setAttribute("data-kind", [...new Set(edges.map((e) => e.kind))].join(" "));
+    path.setAttribute("aria-label", `${edges[0].from} to ${edges[0].to}: ${edges.map((e) => e.title).join("; ")}`);
   }
   for (const label of svg.querySelectorAll('g.label[data-id^="edge"]')) {
-    const index = Number(label.getAttribute("data-id").slice(4));
-    if (view.chart.edges[index]) (label.closest("g.edgeLabel") || label).setAttribute("data-edge-label", String(index));
+    const arrow = Number(label.getAttribute("data-id").slice(4));
+    if (byArrow.has(arrow)) (label.closest("g.edgeLabel") || label).setAttribute("data-edge-label", String(arrow));
   }
 }
 
@@ -600,7 +608,7 @@ function paintChart(s, view) {
     for (let i = 0; i <= index; i++) {
       const entry = s.entries[i];
       for (const state of statesOf(view, entry.names)) for (const a of view.chain(state)) visited.add(a.name);
-      for (const e of entry.edges) taken.add(String(e));
+      for (const e of entry.edges) taken.add(String(view.chart.edges[e].arrow));
     }
     for (const state of statesOf(view, s.entries[index].names)) current.add(state.name);
   }
