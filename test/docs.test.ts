@@ -7,6 +7,24 @@ import { machineChart } from "../src/inspect/chart.js";
 
 const root = join(import.meta.dirname, "..");
 
+/** The ```js example blocks of a markdown file, in order. */
+function examples(file: string): string[] {
+  const text = readFileSync(join(root, file), "utf8");
+  return [...text.matchAll(/```js example\n([\s\S]*?)```/g)].map((m) => m[1]);
+}
+
+/** Runs an example as a user would: a module inside the package folder, so `from "statecraft"` is the built package. */
+function runExample(code: string): string {
+  const dir = mkdtempSync(join(root, ".doc-example-"));
+  try {
+    const file = join(dir, "example.mjs");
+    writeFileSync(file, code);
+    return execFileSync(process.execPath, [file], { cwd: dir, encoding: "utf8", timeout: 30_000 });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 describe("docs", () => {
   it("docs/architecture.md shows the diagram generated from engineMachine, up to date", () => {
     const doc = readFileSync(join(root, "docs", "architecture.md"), "utf8");
@@ -18,19 +36,23 @@ describe("docs", () => {
   });
 
   it("the README's query() example runs as written", () => {
-    const readme = readFileSync(join(root, "README.md"), "utf8");
-    const match = readme.match(/```js example\n([\s\S]*?)```/);
-    expect(match, "README.md has a ```js example block").not.toBeNull();
-    // Inside the package folder, so `import ... from "statecraft"` resolves to the built package (self-reference).
-    const dir = mkdtempSync(join(root, ".readme-example-"));
-    try {
-      const file = join(dir, "example.mjs");
-      writeFileSync(file, match![1]);
-      const out = execFileSync(process.execPath, [file], { cwd: dir, encoding: "utf8", timeout: 30_000 });
-      expect(out).toContain("[tool] list_files");
-      expect(out).toContain("final_answer");
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    const [example] = examples("README.md");
+    expect(example, "README.md has a ```js example block").toBeDefined();
+    const out = runExample(example);
+    expect(out).toContain("[tool] list_files");
+    expect(out).toContain("final_answer");
+  });
+
+  it("docs/loop.md's examples run as written and show what they claim", () => {
+    const [inbox, hooks, compaction, subagents] = examples("docs/loop.md").map(runExample);
+    expect(inbox).toContain("[steering] Also check the docs.");
+    expect(inbox).toContain("[follow_up] Now summarise.");
+    expect(inbox).toContain("final_answer after 3 model calls");
+    expect(hooks).toContain(".env → Blocked: secrets stay");
+    expect(hooks).toContain("tmp/a.log → removed tmp/a.log (checked)");
+    expect(hooks).toContain("final_answer");
+    expect(compaction).toMatch(/compacted \d+ → \d+/);
+    expect(subagents).toContain("subagent (depth 1) ended final_answer");
+    expect(subagents.trim().endsWith("final_answer")).toBe(true);
   });
 });
