@@ -266,7 +266,7 @@ class RunReplay {
   private placeholderHistory(): Message[] {
     const first = this.recording.modelCalls[0]?.messages;
     if (!this.options.continued || first === undefined) return [];
-    const count = Math.max(0, first - 1 - (this.options.systemPrompt ? 1 : 0));
+    const count = Math.max(0, first - (this.addsRequest() ? 1 : 0) - (this.options.systemPrompt ? 1 : 0));
     return Array.from({ length: count }, (_, i) => ({ role: "user" as const, content: `(earlier message ${i + 1} of the session, not in this run's trace)` }));
   }
 
@@ -331,8 +331,19 @@ class RunReplay {
     const recordedError = this.buildFailureAt(at);
     if (recordedError) throw new AgentError(recordedError.code, recordedError.message, recordedError.status !== undefined ? { status: recordedError.status } : {});
     if (this.plan?.style === "event" && this.plan.atSeq === at && isState(this.recording.lines[at], "build_context")) await this.hang(signal);
-    const built = await buildContext(input.first ? { ...input, history: input.history ?? [] } : input, signal);
-    return input.first ? { ...built, policy: this.policy() } : built;
+    if (!input.first) return buildContext(input, signal);
+    // Never the transcript: a continued session's earlier conversation is given (placeholders), or there is none.
+    const built = await buildContext({ ...input, history: input.history ?? [] }, signal);
+    const messages = built.messages ?? [];
+    // An empty request with a given history adds no user message (the fork rule): a recorded run that had one gets it.
+    if (this.addsRequest() && input.userInput === "") messages.push({ role: "user", content: "" });
+    return { ...built, policy: this.policy() };
+  }
+
+  /** Whether the run's first build added the request as a user message (all runs but a fork given no prompt). */
+  private addsRequest(): boolean {
+    const forked = (this.recording.lines[0] as { forkedAt?: unknown } | undefined)?.forkedAt !== undefined;
+    return !(forked && this.recording.input === "");
   }
 
   /** The recorded error of the build that began at this seq (a build_context line followed by recover with an error). */
