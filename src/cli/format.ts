@@ -102,7 +102,7 @@ export function toolOutcome(name: string, result: ToolResult): string {
   const lines = result.content.split("\n");
   while (lines.length > 0 && lines[lines.length - 1].trim() === "") lines.pop();
   const first = lines.find((line) => line.trim() !== "");
-  if (result.isError) return oneLine((first ?? "error").replace(/^Error: /, ""), 100);
+  if (result.isError) return oneLine((first ?? "error").replace(/^Error: /, ""), 80);
   if (first === undefined) return "no output";
   if (lines.length === 1 && first.length <= 60) return first.trim();
   if (!LISTING_TOOLS.has(name) && first.length <= 70) return first.trim();

@@ -16,10 +16,10 @@ export function demoDecision(request: PermissionRequest): DemoDecision {
   const { name, input } = request.call;
   const fields = input !== null && typeof input === "object" ? (input as Record<string, unknown>) : {};
   if (name === "edit_file" || name === "write_file") {
-    return { answer: "allow", why: "file edits stay inside the demo's copy of the sample" };
+    return { answer: "allow", why: "file edits stay inside the demo's copy" };
   }
   if (name === "bash" && fields.command === DEMO_TEST_COMMAND) {
-    return { answer: "allow", why: `"${DEMO_TEST_COMMAND}" is the sample's test command` };
+    return { answer: "allow", why: "it is the sample's test command" };
   }
   return { answer: "deny", why: "the demo allows only file edits and the sample's test command" };
 }

@@ -67,7 +67,8 @@ describe("statecraft demo", () => {
     expect(out).toMatch(/✓ grep export function in src/);
     expect(out).toMatch(/✗ read_file \{"file":"src\/slugify\.js"\} · .*path.* · not run/);
     expect(out).toMatch(/\? edit_file src\/slugify\.js — .*\n {4}edit src\/slugify\.js\n {4}- .*replace\(" ", "-"\);\n {4}\+ .*replace\(\/\\s\+\/g, "-"\);/);
-    expect(out).toMatch(/demo policy: allowed once — file edits stay inside the demo's copy/);
+    expect(out).toMatch(/demo policy: allowed once \(file edits stay inside the demo's copy; statecraft run would ask you: y\/a\/n\)/);
+    expect(out).toMatch(/demo policy: allowed once \(it is the sample's test command/);
     expect(out).toMatch(/✓ bash node test\/slugify\.test\.js · exit 0/);
     expect(out).toMatch(/■ final_answer \(done\) · 7 turns · 6 tool calls · [\d,]+ tokens/);
     expect(out).not.toContain("\u001b["); // not a terminal: no colours

@@ -57,7 +57,7 @@ export async function demoAction(flags: DemoFlags, context: CliContext): Promise
       say(describeRequest(request, style).join("\n"));
       say(
         `  ${style.magenta("demo policy:")} ${decision.answer === "deny" ? style.red(word) : style.green(word)} ${style.dim(
-          `— ${decision.why}. The demo answers its own permission requests; statecraft run asks you (y/a/n).`,
+          `(${decision.why}; statecraft run would ask you: y/a/n)`,
         )}`,
       );
       return decision.answer;
