@@ -189,7 +189,7 @@ function applyRecord(r) {
       model.charts.set(r.chartId, chartView(r.chartId, r.chart));
       return;
     case "problem":
-      addProblem(r.message, r.time);
+      addProblem(r.message, r.time, "server");
       return;
     case "run": {
       const s = sessionFor(`run:${r.sessionId}`, "run", r.sessionId);
@@ -419,8 +419,9 @@ function selectIndex(index, byUser) {
 
 // ---------------------------------------------------------------- problems
 
-function addProblem(message, time) {
-  model.problems.push({ message, time: time || new Date().toISOString() });
+/** `origin` "server" for problems the server recorded (sent again on a reconnect), "page" for the page's own. */
+function addProblem(message, time, origin = "page") {
+  model.problems.push({ message, time: time || new Date().toISOString(), origin });
   scheduleRender();
 }
 
@@ -505,6 +506,10 @@ async function renderChart(s) {
       annotateChart(host.querySelector("svg"), view, `chart-${token}`);
       host.dataset.chart = chartId;
       applyZoom();
+      // Paint with whatever is selected now (the selection may have moved while Mermaid laid the chart out).
+      rendered.paintedKey = undefined;
+      scheduleRender();
+      return;
     } catch (error) {
       if (token !== rendered.chartToken) return;
       host.replaceChildren(textElement("p", `The chart could not be drawn: ${error.message}`, "problem-text"));
@@ -1092,6 +1097,8 @@ function connect() {
       for (const [key, s] of model.sessions) if (s.kind !== "trace") model.sessions.delete(key);
       model.charts.clear();
       model.permissions.clear();
+      model.problems = model.problems.filter((p) => p.origin !== "server");
+      rendered.problems = -1;
       model.defaultChartId = data.defaultChartId;
       model.traceFileName = data.traceFile;
       connected = true;
