@@ -43,6 +43,15 @@ describe("docs", () => {
     expect(out).toContain("final_answer");
   });
 
+  it("the README's tools and permissions example runs as written", () => {
+    const out = runExample(examples("README.md")[1]);
+    expect(out).toContain("read_file: ok");
+    expect(out).toMatch(/asked: edit_file \{"path":"greeting.txt".*\}/);
+    expect(out).toContain("edit_file: ok");
+    expect(out).toContain("bash: error");
+    expect(out).toMatch(/permission_denied permission denied for bash/);
+  });
+
   it("docs/loop.md's examples run as written and show what they claim", () => {
     const [inbox, hooks, compaction, subagents] = examples("docs/loop.md").map(runExample);
     expect(inbox).toContain("[steering] Also check the docs.");
