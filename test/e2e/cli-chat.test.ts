@@ -15,7 +15,7 @@ function workspace(steps: unknown[]): string {
   return dir;
 }
 
-describe("statecraft chat without a terminal (lines on stdin)", () => {
+describe("statecraft chat without a terminal (lines on stdin)", { timeout: 60_000 }, () => {
   it("each line is a run of one session; /session, /help and unknown commands; ends at /exit", async () => {
     const dir = workspace([{ text: "one" }, { text: "two" }, { text: "never" }]);
     const result = await runCli(["chat", "--model", "script:case.json"], {

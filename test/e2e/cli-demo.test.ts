@@ -28,7 +28,7 @@ const readTrace = (file: string): TraceLine[] =>
     .filter((l) => l.trim() !== "")
     .map((l) => JSON.parse(l) as TraceLine);
 
-describe("statecraft demo", () => {
+describe("statecraft demo", { timeout: 60_000 }, () => {
   it("runs offline with no key, fixes the sample in a new folder under TMPDIR, and points at its trace", async () => {
     const tmp = temp("statecraft-demo-tmp-");
     const here = temp("statecraft-demo-cwd-");
@@ -109,5 +109,22 @@ describe("statecraft demo", () => {
     expect(plain.stdout).not.toMatch(/\u001b\[3\dm/);
     expect(plain.screen).toContain("■ final_answer (done)");
     expect(existsSync(tmp)).toBe(true);
+  });
+
+  it("prints what docs/cli.md's transcript shows (apart from times, paths and ids)", async () => {
+    const tmp = temp("statecraft-demo-tmp-");
+    const result = await runCli(["demo"], { cwd: tmp, env: { TMPDIR: tmp } });
+    expect(result.code).toBe(0);
+    const doc = readFileSync(new URL("../../docs/cli.md", import.meta.url), "utf8");
+    const transcript = /```text\n\$ statecraft demo\n([\s\S]*?)\n```/.exec(doc)![1];
+    const normalise = (text: string, tempRoot: string) =>
+      text
+        .split(tempRoot)
+        .join("<tmp>")
+        .replace(/statecraft-demo-\w{6}/g, "statecraft-demo-<id>")
+        .replace(/\b\d+(\.\d+)?m?s\b/g, "<time>")
+        .replace(/session [0-9a-f-]{36}/g, "session <id>")
+        .trimEnd();
+    expect(normalise(result.stdout, tmp)).toBe(normalise(transcript, "/tmp"));
   });
 });

@@ -34,7 +34,7 @@ function agentFiles(dir: string): string {
     .join("\n");
 }
 
-describe("statecraft run against a local OpenAI-compatible server", () => {
+describe("statecraft run against a local OpenAI-compatible server", { timeout: 60_000 }, () => {
   it("OPENAI_BASE_URL + STATECRAFT_MODEL: a tool-using run, streamed, exit 0", async () => {
     const dir = workspace();
     writeFileSync(join(dir, "a.txt"), "alpha\n");

@@ -33,7 +33,7 @@ const lastTraceLine = (dir: string) => {
 
 const listDir = { toolCalls: [{ name: "list_dir", input: { path: "." } }] };
 
-describe("statecraft run: no model", () => {
+describe("statecraft run: no model", { timeout: 60_000 }, () => {
   it("exits 2 at once, without waiting for stdin, naming every way to configure a model", async () => {
     const dir = workspace();
     const result = await startCli(["run", "fix it"], { cwd: dir, keepStdinOpen: true }).done;
@@ -57,7 +57,7 @@ describe("statecraft run: no model", () => {
   });
 });
 
-describe("statecraft: usage errors exit 2, help and version exit 0", () => {
+describe("statecraft: usage errors exit 2, help and version exit 0", { timeout: 60_000 }, () => {
   it.each([
     [["run", "--bogus", "x"], /unknown option '--bogus'/],
     [["run", "--max-turns", "abc", "x"], /--max-turns takes a whole number/],
@@ -133,7 +133,7 @@ describe("statecraft: usage errors exit 2, help and version exit 0", () => {
   });
 });
 
-describe("statecraft run --model script:<file>", () => {
+describe("statecraft run --model script:<file>", { timeout: 60_000 }, () => {
   it("streams the answer, shows each tool call on one line, ends with a summary and exit 0", async () => {
     const dir = workspace();
     writeFileSync(join(dir, "notes.txt"), "one\ntwo\n");
@@ -243,7 +243,7 @@ describe("statecraft run --model script:<file>", () => {
   });
 });
 
-describe("statecraft run: exit codes per stop reason", () => {
+describe("statecraft run: exit codes per stop reason", { timeout: 60_000 }, () => {
   it("3 max_turns", async () => {
     const dir = workspace();
     const result = await runCli(["run", "--max-turns", "2", "--model", script(dir, [listDir, listDir, listDir]), "x"], { cwd: dir });

@@ -28,7 +28,7 @@ function onTerminal(args: string[], dir: string, env: Record<string, string> = {
 const count = (text: string, needle: string) => text.split(needle).length - 1;
 const bash = (command: string) => ({ toolCalls: [{ name: "bash", input: { command } }] });
 
-describe("the permission prompt on a terminal", () => {
+describe("the permission prompt on a terminal", { timeout: 60_000 }, () => {
   const steps = [{ text: "Creating the file.", ...bash("echo hi > made.txt") }, { text: "Made it." }];
 
   it("shows exactly what will run; y allows it once", async () => {
@@ -85,7 +85,7 @@ describe("the permission prompt on a terminal", () => {
   });
 });
 
-describe("Ctrl-C and the spinner on a terminal", () => {
+describe("Ctrl-C and the spinner on a terminal", { timeout: 60_000 }, () => {
   it("a spinner shows while waiting for the model; Ctrl-C aborts the run: user_abort, exit 130, in the trace", async () => {
     const dir = workspace([{ delayMs: 60_000, text: "too late" }]);
     const cli = onTerminal(["run", "--model", "script:case.json", "wait"], dir);
@@ -107,7 +107,7 @@ describe("Ctrl-C and the spinner on a terminal", () => {
   });
 });
 
-describe("statecraft chat on a terminal", () => {
+describe("statecraft chat on a terminal", { timeout: 60_000 }, () => {
   it("multi-turn in one session; Ctrl-C during a run returns to the prompt; /help, /session, /exit", async () => {
     const dir = workspace([{ text: "first answer" }, { delayMs: 60_000, text: "never shown" }, { text: "third answer" }]);
     const cli = onTerminal(["chat", "--model", "script:case.json"], dir);
@@ -175,7 +175,7 @@ describe("statecraft chat on a terminal", () => {
   });
 });
 
-describe("a prompt piped on stdin while a person is at the terminal", () => {
+describe("a prompt piped on stdin while a person is at the terminal", { timeout: 60_000 }, () => {
   it("asks the permission question on the controlling terminal", async () => {
     const dir = workspace([{ text: "Creating.", ...bash("echo hi > made.txt") }, { text: "Made." }]);
     // `script` gives the shell a terminal; the CLI's stdin is a pipe from echo.

@@ -24,7 +24,7 @@ export const runCommand: CliCommand = {
           "Examples:",
           '  OPENAI_BASE_URL=http://localhost:11434/v1 STATECRAFT_MODEL=qwen2.5:7b statecraft run "fix the failing test"',
           '  statecraft run --model script:case.json "same request as recorded"',
-          '  git diff | statecraft run --json --permission-mode plan "review this diff" > events.ndjson',
+          '  { echo "Review this diff:"; git diff; } | statecraft run --json --permission-mode plan > events.ndjson',
         ].join("\n"),
       )
       .action(async (promptArgs: string[], flags: RunCommandFlags, cmd: Command) => {
