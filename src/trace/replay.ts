@@ -240,6 +240,8 @@ class RunReplay {
         else clearTimeout(id as ReturnType<typeof setTimeout>);
       },
     };
+    // The actor takes its first steps (and reads the signal) as it is created.
+    if (this.plan?.style === "before-start") this.stop();
     const actor = createActor(machine, { input: prepared.input, inspect: observeEngine([this.recorder]), clock });
     this.actor = actor;
     const ended = new Promise<void>((resolve) => {
@@ -251,7 +253,6 @@ class RunReplay {
         },
       });
     });
-    if (this.plan?.style === "before-start") this.stop();
     actor.start();
     await ended;
     this.finished = true;

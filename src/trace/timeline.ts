@@ -115,8 +115,8 @@ export function describeEvents(line: TraceLine): string[] {
   const d = detailsOf(line);
   const forkedAt = (line as { forkedAt?: { sessionId?: string; seq?: number } }).forkedAt;
   if (forkedAt) out.push(`forked from ${forkedAt.sessionId} at seq ${forkedAt.seq}`);
-  if (line.state === "build_context") {
-    if (typeof d.input === "string" && line.seq === 0) out.push(`request: ${quote(d.input)}`);
+  if (line.state === "build_context" && line.seq === 0) {
+    if (typeof d.input === "string") out.push(d.input === "" && forkedAt ? "no new request: the conversation goes on" : `request: ${quote(d.input)}`);
     const o = d.options as Record<string, unknown> | undefined;
     if (o && typeof o === "object") {
       const tools = Array.isArray(o.tools) ? (o.tools as Array<{ name?: string }>).map((t) => t.name).join(", ") : "";
@@ -126,7 +126,8 @@ export function describeEvents(line: TraceLine): string[] {
       );
     }
   }
-  if (line.state === "call_model" && typeof d.messages === "number") out.push(`model call with ${d.messages} messages`);
+  if (line.state === "call_model" && typeof d.messages === "number") out.push(`model call with ${d.messages} message${d.messages === 1 ? "" : "s"}`);
+  if (line.state === "stream_text") out.push("text streaming");
   const response = d.response as { text?: string; toolCalls?: Array<{ name?: string; arguments?: unknown }>; finishReason?: string; usage?: { input?: number; output?: number }; thinking?: string } | undefined;
   if (response && typeof response === "object") {
     if (response.thinking) out.push(`thinking: ${quote(response.thinking)}`);

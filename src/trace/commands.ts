@@ -1,0 +1,395 @@
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
+import { Command, InvalidArgumentError, Option } from "commander";
+import { colorsEnabled, createStyle, type Style } from "../cli/colors.js";
+import { resolveRunSettings } from "../cli/config.js";
+import { EXIT_CODES, exitCodeFor } from "../cli/exit-codes.js";
+import { listenForInterrupts } from "../cli/interrupts.js";
+import { createLogger, LOG_LEVELS, resolveLogLevel } from "../cli/logger.js";
+import { createModel } from "../cli/model-factory.js";
+import { createTerminalPrompter, type PermissionPrompter } from "../cli/prompt.js";
+import { HumanRenderer, JsonRenderer, type Renderer } from "../cli/render.js";
+import { parsePositiveInteger, parsePositiveSeconds } from "../cli/run-flags.js";
+import { UsageError } from "../cli/usage-error.js";
+import { AgentError } from "../errors/agent-error.js";
+import type { AgentEvent } from "../events.js";
+import { PERMISSION_MODES, type PermissionMode, type PermissionOptions } from "../permissions/types.js";
+import { builtinTools } from "../tools/builtin/index.js";
+import { fork } from "./fork.js";
+import { analyseRun } from "./recording.js";
+import { replay } from "./replay.js";
+import { scriptOf } from "./script.js";
+import { lastSessionId, loadSession, splitRuns, summarizeSessions, type SessionSummary, type TraceSession } from "./session.js";
+import { buildTimeline, excerpt, formatMs, formatTimeline } from "./timeline.js";
+
+/** Where the trace commands read and write. The CLI's own context fits; without one, the process's streams. */
+export interface TraceCommandContext {
+  io?: {
+    stdout: NodeJS.WritableStream & { isTTY?: boolean };
+    stderr: NodeJS.WritableStream & { isTTY?: boolean };
+    stdin?: NodeJS.ReadableStream & { isTTY?: boolean; setRawMode?: (mode: boolean) => unknown };
+    env?: NodeJS.ProcessEnv;
+    /** The directory relative paths are resolved against (default `process.cwd()`). */
+    cwd?: string;
+  };
+  /** Set by each command's action: 0 on success, 1 for a replay that diverged, 2 for a usage error, a run's code for fork. */
+  exitCode?: number;
+}
+
+/** The trace file when none is given, relative to where the command runs. */
+export const DEFAULT_TRACE_FILE = ".agent/trace.jsonl";
+
+interface IO {
+  stdout: NodeJS.WritableStream & { isTTY?: boolean };
+  stderr: NodeJS.WritableStream & { isTTY?: boolean };
+  stdin: NodeJS.ReadableStream & { isTTY?: boolean; setRawMode?: (mode: boolean) => unknown };
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+}
+
+/**
+ * Adds `trace` and its subcommands to a commander program: `trace list`, `trace show`, `trace replay`, `trace fork`,
+ * `trace script`. Each action leaves its exit code in `context.exitCode` (or `process.exitCode` without a context).
+ */
+export function registerTraceCommands(program: Command, context: TraceCommandContext = {}): Command {
+  const io = (): IO => ({
+    stdout: context.io?.stdout ?? process.stdout,
+    stderr: context.io?.stderr ?? process.stderr,
+    stdin: context.io?.stdin ?? process.stdin,
+    env: context.io?.env ?? process.env,
+    cwd: context.io?.cwd ?? process.cwd(),
+  });
+  const done = (code: number) => {
+    if (context.io || context.exitCode !== undefined) context.exitCode = code;
+    else process.exitCode = code;
+  };
+  /** Runs an action; a problem with what was asked (no such file or session, a bad seq) is a message and exit 2. */
+  const action =
+    <A extends unknown[]>(run: (io: IO, ...args: A) => Promise<number>, unreadable: number = EXIT_CODES.usage) =>
+    async (...args: A) => {
+      const streams = io();
+      try {
+        done(await run(streams, ...args));
+      } catch (error) {
+        if (error instanceof AgentError || error instanceof UsageError) {
+          streams.stderr.write(`statecraft: ${error.message.replace(/^statecraft: /, "")}\n`);
+          done(error instanceof AgentError && error.code.startsWith("TRACE_") ? unreadable : EXIT_CODES.usage);
+          return;
+        }
+        throw error;
+      }
+    };
+
+  const trace = program
+    .command("trace")
+    .description("look into recorded runs: list them, show one as a timeline, replay it offline, fork it, make it a test case")
+    .addHelpText(
+      "after",
+      [
+        "",
+        `Every command reads a trace file (default ${DEFAULT_TRACE_FILE}); runs append to <cwd>/.agent/trace.jsonl.`,
+        "",
+        "Examples:",
+        "  statecraft trace list",
+        "  statecraft trace show --last",
+        "  statecraft trace replay --session 3f2a9c1e",
+        "  statecraft trace fork --session 3f2a9c1e --at 12 --model gpt-4o",
+        "  statecraft trace script --session 3f2a9c1e > case.json",
+      ].join("\n"),
+    );
+
+  trace
+    .command("list")
+    .description("one line per session: id, start, stop reason, turns, tool calls, tokens, duration, the request")
+    .argument("[file]", `trace file (default ${DEFAULT_TRACE_FILE})`)
+    .option("--json", "one JSON object per session and line")
+    .action(
+      action(async (streams, file: string | undefined, flags: { json?: boolean }) => {
+        const summaries = await summarizeSessions(traceFile(streams, file), { onWarning: warner(streams) });
+        if (flags.json) {
+          for (const s of summaries) streams.stdout.write(`${JSON.stringify(s)}\n`);
+          return 0;
+        }
+        if (summaries.length === 0) {
+          streams.stdout.write("no sessions in this trace\n");
+          return 0;
+        }
+        streams.stdout.write(`${formatList(summaries)}\n`);
+        return 0;
+      }),
+    );
+
+  trace
+    .command("show")
+    .description("a session as a timeline: what happened in each state, where the time went, tokens per turn")
+    .argument("[file]", `trace file (default ${DEFAULT_TRACE_FILE})`)
+    .option("--session <id>", "the session (its id, or the start of it); default the last one")
+    .addOption(new Option("--last", "the session that started last (the default)").conflicts("session"))
+    .option("--json", "the timeline as one JSON object")
+    .action(
+      action(async (streams, file: string | undefined, flags: { session?: string; last?: boolean; json?: boolean }) => {
+        const session = await pickSession(streams, traceFile(streams, file), flags.session);
+        const timeline = buildTimeline(session);
+        streams.stdout.write(flags.json ? `${JSON.stringify(timeline)}\n` : `${formatTimeline(timeline)}\n`);
+        return 0;
+      }),
+    );
+
+  trace
+    .command("replay")
+    .description("re-run a recorded session through the engine with its recorded model outputs, tool results and decisions; compare")
+    .argument("[file]", `trace file (default ${DEFAULT_TRACE_FILE})`)
+    .option("--session <id>", "the session (its id, or the start of it); default the last one")
+    .option("--json", "the result as one JSON object")
+    .addHelpText(
+      "after",
+      [
+        "",
+        "Nothing runs for real: no model, no network, no tool side effects, no questions; the recorded ones are played back.",
+        "Exit codes: 0 identical, 1 diverged (the first divergence is printed, with the lines around it), 2 usage error.",
+      ].join("\n"),
+    )
+    .action(
+      action(async (streams, file: string | undefined, flags: { session?: string; json?: boolean }) => {
+        const session = await pickSession(streams, traceFile(streams, file), flags.session);
+        const result = await replay(session);
+        if (flags.json) {
+          const { replayed: _replayed, ...rest } = result;
+          streams.stdout.write(`${JSON.stringify(rest)}\n`);
+        } else if (result.identical) {
+          streams.stdout.write(
+            `identical: session ${session.sessionId} replayed through the engine (${result.lines} lines${result.runs > 1 ? `, ${result.runs} runs` : ""}): same states, tool calls, decisions and stop\n`,
+          );
+        } else {
+          const d = result.divergence!;
+          streams.stdout.write(`${[d.message, `  ${d.reason}`, ...d.context.map((line) => `  ${line}`)].join("\n")}\n`);
+        }
+        return result.identical ? 0 : 1;
+      }, 1),
+    );
+
+  const forkCommand = trace
+    .command("fork")
+    .description("continue a recorded session live from one of its lines, as a new session (another model, prompt or limits)")
+    .argument("[file]", `trace file (default ${DEFAULT_TRACE_FILE})`)
+    .requiredOption("--session <id>", "the session to fork (its id, or the start of it)")
+    .requiredOption("--at <seq>", "the seq of the line to fork at (see trace show)", parseSeq)
+    .option("--run <n>", "the run of the session the seq is in, when it has several (default the last)", parsePositiveInteger("--run"))
+    .option("--prompt <text>", "a new user message after the rebuilt conversation")
+    .option("-C, --cwd <dir>", "folder the fork works in (default the recorded run's)")
+    .option("-m, --model <name>", "model name on the OpenAI-compatible server, or script:<file.json> for a scripted model")
+    .option("--base-url <url>", "OpenAI-compatible server (default: OPENAI_BASE_URL)")
+    .option("--max-turns <n>", "at most this many model calls (default the recorded run's)", parsePositiveInteger("--max-turns"))
+    .option("--max-tool-calls <n>", "at most this many tool executions (default the recorded run's)", parsePositiveInteger("--max-tool-calls"))
+    .option("--timeout <seconds>", "time limit (default the recorded run's)", parsePositiveSeconds("--timeout"))
+    .addOption(new Option("--permission-mode <mode>", "permission mode (default the recorded run's)").choices(PERMISSION_MODES))
+    .option("--allow <rule>", "allow calls matching a rule (repeatable)", collectRule)
+    .option("--ask <rule>", "always ask before calls matching a rule (repeatable)", collectRule)
+    .option("--deny <rule>", "deny calls matching a rule (repeatable)", collectRule)
+    .option("--system-prompt <text>", "system prompt (default the recorded run's)")
+    .option("--trace <file>", "write the fork's trace here (default the trace file it was forked from)")
+    .option("--no-trace", "write no trace")
+    .addOption(new Option("--log-level <level>", "operational logs on stderr").choices(LOG_LEVELS))
+    .option("--json", "print one AgentEvent per line (NDJSON) on stdout")
+    .addHelpText(
+      "after",
+      [
+        "",
+        "The fork uses the built-in tools. Options not given are the recorded run's (limits, system prompt, folder,",
+        "permission mode and rules). Its trace lines carry parentSession; its first line forkedAt: { sessionId, seq }.",
+        "A seq inside a tool batch (parse_tool_call … execute_tool) keeps the model's recorded response and runs that",
+        "batch again, live, under the fork's options. Exit codes are run's: 0 final_answer, 3 max_turns, 4 max_tool_calls,",
+        "5 timeout, 6 permission_denied, 7 tool_error, 8 model_error, 130 user_abort, 2 usage error.",
+      ].join("\n"),
+    )
+    .action(action((streams, file: string | undefined, flags: ForkFlags, cmd: Command) => forkAction(streams, file, { ...cmd.optsWithGlobals(), ...flags })));
+  void forkCommand;
+
+  trace
+    .command("script")
+    .description("write a session's model outputs as a scripted-model file: run it again with --model script:<file>")
+    .argument("[file]", `trace file (default ${DEFAULT_TRACE_FILE})`)
+    .requiredOption("--session <id>", "the session (its id, or the start of it)")
+    .option("--run <n>", "only this run of the session (default all, in order)", parsePositiveInteger("--run"))
+    .addHelpText("after", ["", 'Example: statecraft trace script --session 3f2a9c1e > case.json && statecraft run --model script:case.json "<same request>"'].join("\n"))
+    .action(
+      action(async (streams, file: string | undefined, flags: { session: string; run?: number }) => {
+        const session = await pickSession(streams, traceFile(streams, file), flags.session);
+        const script = scriptOf(session, flags.run !== undefined ? { run: flags.run } : {});
+        streams.stdout.write(`${JSON.stringify(script, null, 2)}\n`);
+        for (const note of script.notes ?? []) streams.stderr.write(`statecraft: note: ${note}\n`);
+        return 0;
+      }),
+    );
+
+  return trace;
+}
+
+interface ForkFlags {
+  session: string;
+  at: number;
+  run?: number;
+  prompt?: string;
+  cwd?: string;
+  model?: string;
+  baseUrl?: string;
+  maxTurns?: number;
+  maxToolCalls?: number;
+  timeout?: number;
+  permissionMode?: PermissionMode;
+  allow?: string[];
+  ask?: string[];
+  deny?: string[];
+  systemPrompt?: string;
+  trace?: string | false;
+  logLevel?: string;
+  json?: boolean;
+  color?: boolean;
+}
+
+/** `trace fork`: the run of the fork, rendered like `statecraft run`; the exit code is the run's. */
+async function forkAction(streams: IO, file: string | undefined, flags: ForkFlags): Promise<number> {
+  const path = traceFile(streams, file);
+  const session = await pickSession(streams, path, flags.session);
+  const runs = splitRuns(session.lines);
+  const recorded = analyseRun(runs[(flags.run ?? runs.length) - 1] ?? runs[runs.length - 1], 0).options;
+  const recordedCwd = recorded && existsSync(recorded.cwd) ? recorded.cwd : undefined;
+  const logger = createLogger(resolveLogLevel(flags.logLevel, streams.env));
+  // The model and the folder are resolved like `run`'s (flags, environment, statecraft.config.json in the folder).
+  const settings = resolveRunSettings(
+    {
+      ...(flags.cwd !== undefined ? { cwd: flags.cwd } : recordedCwd !== undefined ? { cwd: recordedCwd } : {}),
+      ...(flags.model !== undefined ? { model: flags.model } : {}),
+      ...(flags.baseUrl !== undefined ? { baseUrl: flags.baseUrl } : {}),
+    },
+    streams.env,
+    streams.cwd,
+  );
+  const created = await createModel(settings.model, logger);
+  const json = flags.json === true;
+  const noColor = flags.color === false;
+  const out: Style = createStyle(colorsEnabled(streams.stdout as never, streams.env, noColor));
+  const err: Style = createStyle(colorsEnabled(streams.stderr as never, streams.env, noColor));
+  const onTerminal = streams.stdout.isTTY === true;
+  const renderer: Renderer = json
+    ? new JsonRenderer(streams.stdout as never)
+    : new HumanRenderer(streams.stdout as never, { style: out, spinner: onTerminal, thinking: onTerminal });
+
+  const controller = new AbortController();
+  const interrupt = () => {
+    if (controller.signal.aborted) return;
+    (json ? (t: string) => streams.stderr.write(`${t}\n`) : (t: string) => renderer.line(t))(err.yellow("interrupted: stopping the fork (Ctrl-C again to quit at once)"));
+    controller.abort();
+  };
+  const interactive = streams.stdin.isTTY === true && typeof streams.stdin.setRawMode === "function";
+  const prompter: PermissionPrompter | undefined = interactive
+    ? createTerminalPrompter({
+        input: streams.stdin as never,
+        output: (json ? streams.stderr : streams.stdout) as never,
+        style: json ? err : out,
+        beforeAsk: () => renderer.pause(),
+        onInterrupt: interrupt,
+      })
+    : undefined;
+  const rulesGiven = flags.permissionMode !== undefined || flags.allow || flags.ask || flags.deny;
+  const base = rulesGiven
+    ? { ...(flags.permissionMode ? { mode: flags.permissionMode } : {}), allow: flags.allow ?? [], ask: flags.ask ?? [], deny: flags.deny ?? [] }
+    : recorded
+      ? { mode: recorded.permissions.mode as PermissionMode, allow: recorded.permissions.allow, ask: recorded.permissions.ask, deny: recorded.permissions.deny }
+      : {};
+  const permissions: PermissionOptions = { ...base, ...(prompter ? { onAsk: (request) => prompter.ask(request) } : {}) };
+
+  const run = fork(session, {
+    at: flags.at,
+    ...(flags.run !== undefined ? { run: flags.run } : {}),
+    ...(flags.prompt !== undefined ? { prompt: flags.prompt } : {}),
+    model: created.model,
+    tools: builtinTools(),
+    cwd: settings.cwd,
+    permissions,
+    signal: controller.signal,
+    logger,
+    ...(flags.maxTurns !== undefined ? { maxTurns: flags.maxTurns } : {}),
+    ...(flags.maxToolCalls !== undefined ? { maxToolCalls: flags.maxToolCalls } : {}),
+    ...(flags.timeout !== undefined ? { timeoutMs: Math.round(flags.timeout * 1000) } : {}),
+    ...(flags.systemPrompt !== undefined ? { systemPrompt: flags.systemPrompt } : {}),
+    ...(flags.trace === false ? { traceFile: false as const } : flags.trace !== undefined ? { traceFile: resolve(streams.cwd, flags.trace) } : {}),
+  });
+  const say = (text: string) => (json ? streams.stderr : streams.stdout).write(`${text}\n`);
+  say((json ? err : out).dim(`fork of session ${session.sessionId} at seq ${flags.at}: new session ${run.sessionId}, model ${created.description}`));
+  const stopListening = listenForInterrupts((count) => {
+    if (count === 1) return interrupt();
+    prompter?.cancel();
+    renderer.close();
+    streams.stderr.write("statecraft: quit\n");
+    process.exit(EXIT_CODES.user_abort);
+  });
+  let end: Extract<AgentEvent, { type: "turn_end" }> | undefined;
+  try {
+    for await (const event of run) {
+      renderer.event(event);
+      if (event.type === "turn_end") end = event;
+    }
+  } finally {
+    stopListening();
+    prompter?.cancel();
+    renderer.close();
+  }
+  if (!end) throw new Error("the fork ended without a turn_end event");
+  const traceOut = flags.trace === false ? undefined : flags.trace !== undefined ? resolve(streams.cwd, flags.trace) : resolve(path);
+  say((json ? err : out).dim(`fork: session ${run.sessionId} (parent ${session.sessionId}, forked at seq ${flags.at})${traceOut ? `; trace: ${traceOut}` : ""}`));
+  return exitCodeFor(end.reason);
+}
+
+function traceFile(streams: IO, file: string | undefined): string {
+  return resolve(streams.cwd, file ?? DEFAULT_TRACE_FILE);
+}
+
+function warner(streams: IO): (message: string) => void {
+  return (message) => streams.stderr.write(`statecraft: ${message}\n`);
+}
+
+/** The session asked for, or the one that started last. */
+async function pickSession(streams: IO, file: string, id: string | undefined): Promise<TraceSession> {
+  const onWarning = warner(streams);
+  const sessionId = id ?? (await lastSessionId(file, { onWarning: () => {} }));
+  if (sessionId === undefined) throw new AgentError("TRACE_SESSION_NOT_FOUND", `${file} holds no sessions`);
+  return loadSession(file, sessionId, { onWarning });
+}
+
+function parseSeq(value: string): number {
+  const n = Number(value);
+  if (!/^\s*\d+\s*$/.test(value) || !Number.isSafeInteger(n)) throw new InvalidArgumentError(`--at takes the seq of a line (a whole number of 0 or more), got ${JSON.stringify(value)}.`);
+  return n;
+}
+
+function collectRule(value: string, previous: string[] | undefined): string[] {
+  if (value.trim() === "") throw new InvalidArgumentError("a rule can't be empty; write Tool or Tool(pattern), e.g. bash(npm test).");
+  return [...(previous ?? []), value];
+}
+
+/** The sessions as a table: one line each, the id in full so it can be copied. */
+export function formatList(summaries: readonly SessionSummary[]): string {
+  const rows = summaries.map((s) => [
+    s.sessionId,
+    formatStart(s.startedAt),
+    s.reason ?? "(running or cut off)",
+    String(s.turns),
+    String(s.toolCalls),
+    String(s.tokens.input + s.tokens.output),
+    formatMs(s.durationMs),
+    `${s.forkedAt ? `(fork of ${s.forkedAt.sessionId.slice(0, 8)} at seq ${s.forkedAt.seq}) ` : s.parentSession ? `(sub of ${s.parentSession.slice(0, 8)}) ` : ""}${s.runs > 1 ? `[${s.runs} runs] ` : ""}${excerpt(s.request, 60)}`,
+  ]);
+  const header = ["session", "started", "stop", "turns", "tools", "tokens", "duration", "request"];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]))).join("  ");
+  return [line(header), ...rows.map(line)].join("\n");
+}
+
+function formatStart(iso: string): string {
+  const t = Date.parse(iso);
+  if (Number.isNaN(t)) return "?";
+  const d = new Date(t);
+  const two = (n: number) => String(n).padStart(2, "0");
+  return `${d.getFullYear()}-${two(d.getMonth() + 1)}-${two(d.getDate())} ${two(d.getHours())}:${two(d.getMinutes())}:${two(d.getSeconds())}`;
+}

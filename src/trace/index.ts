@@ -1,0 +1,27 @@
+/** Trace-driven debugging: read a trace, show a run, replay it offline, fork it, make it a regression case. */
+export { readTrace, type ReadTraceOptions } from "./reader.js";
+export {
+  loadSession,
+  lastSessionId,
+  summarizeSessions,
+  splitRuns,
+  type TraceSession,
+  type SessionSummary,
+  type ForkPoint,
+} from "./session.js";
+export { replay, type ReplayOptions, type ReplayResult, type Divergence } from "./replay.js";
+export { fork, forkStart, type ForkOptions, type ForkStart } from "./fork.js";
+export { scriptOf, type SessionScript } from "./script.js";
+export {
+  buildTimeline,
+  formatTimeline,
+  describeLine,
+  timeSummary,
+  tokensPerTurn,
+  type SessionTimeline,
+  type RunTimeline,
+  type TimelineEntry,
+  type TimeSummary,
+  type TurnTokens,
+} from "./timeline.js";
+export { registerTraceCommands, DEFAULT_TRACE_FILE, type TraceCommandContext } from "./commands.js";
