@@ -200,7 +200,8 @@ export function analyseRun(lines: TraceLine[], index = 0): RecordedRun {
     } else if (line.state === "stream_text") {
       current?.stream.push({ type: "text", seq: line.seq });
     } else if (current && !MODEL_STATES.has(line.state)) {
-      const response = readResponse(details.response);
+      // The line with the response may be missing (a damaged trace): validate_tool's calls still tell what was asked.
+      const response = readResponse(details.response) ?? (line.state === "validate_tool" ? inferredResponse(details.calls) : undefined);
       const error = readError(details.error);
       if (response) {
         current.outcome = { kind: "response", response, seq: line.seq };
@@ -358,6 +359,17 @@ function readOptions(value: unknown): RecordedOptions | string {
     },
     tools,
   };
+}
+
+/** A response rebuilt from validate_tool's calls when the line that carried it is missing (its text is unknown). */
+function inferredResponse(calls: unknown): RecordedResponse | undefined {
+  if (!Array.isArray(calls) || calls.length === 0) return undefined;
+  const toolCalls: RecordedRawCall[] = [];
+  for (const c of calls as Array<{ id?: unknown; name?: unknown; input?: unknown }>) {
+    if (!c || typeof c.name !== "string") return undefined;
+    toolCalls.push({ ...(typeof c.id === "string" ? { id: c.id } : {}), name: c.name, arguments: typeof c.input === "string" ? c.input : JSON.stringify(c.input ?? {}) });
+  }
+  return { text: "", toolCalls, finishReason: "tool_calls" };
 }
 
 function readResponse(value: unknown): RecordedResponse | undefined {

@@ -300,6 +300,8 @@ class RunReplay {
         return;
       default:
         this.notes.push(`the recording ends before the outcome of model call #${index + 1} (seq ${call.seq})`);
+        // The recording stops here (a crash, or a run still going): so does the replay.
+        if (!this.recording.done && index === this.recording.modelCalls.length - 1) await this.hang(signal);
         throw new AgentError("MODEL_ERROR", `replay: the recording ends before this model call's outcome`);
     }
   }
@@ -372,6 +374,14 @@ class RunReplay {
     const batch = this.currentBatch();
     const call = batch?.calls.find((c) => !this.decided.has(c) && c.permission && c.name === name && isDeepStrictEqual(c.permission.input ?? c.input, input));
     if (!call?.permission) {
+      // The line with the decision may be missing (a damaged trace); a call that ran to a result was allowed.
+      const ran = batch?.calls.find((c) => !this.decided.has(c) && c.name === name && c.result?.durationMs !== undefined && (!c.hasInput || isDeepStrictEqual(c.input, input)));
+      if (ran) {
+        this.decided.add(ran);
+        this.lastDecided = ran;
+        this.notes.push(`the decision for ${name} is not in the recording; it ran, so the replay allows it`);
+        return { kind: "allow", by: "mode" };
+      }
       this.lastDecided = undefined;
       if (this.plan?.style === "event" && this.plan.batch === batch) return { kind: "ask", reason: "the run stopped before this call was decided" };
       this.notes.push(`the replay asked about ${name} ${excerpt(JSON.stringify(input) ?? "")}, which the recording never decided`);
