@@ -6,9 +6,12 @@ import { UsageError } from "./usage-error.js";
 import type { CliContext } from "./context.js";
 
 /** Waits until what was written to a stream has been handed to the OS, so exiting loses nothing. */
-export function drained(stream: NodeJS.WritableStream & { writableLength?: number }): Promise<void> {
-  if (!stream.writableLength) return Promise.resolve();
-  return new Promise((resolve) => stream.once("drain", () => resolve()));
+export function drained(stream: NodeJS.WritableStream & { writableLength?: number; destroyed?: boolean }): Promise<void> {
+  if (!stream.writableLength || stream.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    stream.once("drain", () => resolve());
+    stream.once("close", () => resolve());
+  });
 }
 
 /** Runs the command line and returns the exit code; never throws. */

@@ -76,10 +76,10 @@ export async function executeRun(options: ExecuteRunOptions): Promise<RunOutcome
     else renderer.line(text);
   };
 
-  const interrupt = () => {
+  const interrupt = (why = "interrupted") => {
     if (controller.signal.aborted) return;
-    logger.info("interrupted: aborting the run");
-    notice(options.errStyle.yellow("interrupted: stopping the run (Ctrl-C again to quit at once)"));
+    logger.info({ why }, "aborting the run");
+    notice(options.errStyle.yellow(`${why}: stopping the run (Ctrl-C again to quit at once)`));
     controller.abort();
   };
   const prompter =
@@ -89,7 +89,7 @@ export async function executeRun(options: ExecuteRunOptions): Promise<RunOutcome
           output: options.json ? io.stderr : io.stdout,
           style: options.promptStyle,
           beforeAsk: () => renderer.pause(),
-          onInterrupt: interrupt,
+          onInterrupt: () => interrupt(),
         })
       : undefined;
 
@@ -131,9 +131,9 @@ export async function executeRun(options: ExecuteRunOptions): Promise<RunOutcome
   }
   logger.info({ sessionId: run.sessionId, cwd: params.cwd, model: options.model.name }, "run started");
 
-  const stopListening = listenForInterrupts((count) => {
+  const stopListening = listenForInterrupts((count, signal) => {
     if (count === 1) {
-      interrupt();
+      interrupt(signal === "SIGPIPE" ? "output closed" : signal === "SIGTERM" ? "terminated" : "interrupted");
       return;
     }
     prompter?.cancel();

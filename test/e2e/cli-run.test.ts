@@ -317,6 +317,20 @@ describe("statecraft run: exit codes per stop reason", { timeout: 60_000 }, () =
     expect(lastTraceLine(dir).details).toMatchObject({ reason: "user_abort" });
   });
 
+  it("a reader that closes the pipe early (| head) stops the run gracefully: user_abort in the trace, no crash", async () => {
+    const dir = workspace();
+    const run = startCli(["run", "--json", "--model", script(dir, [{ text: "a", ...listDir }, { delayMs: 2_000, text: "b", ...listDir }, { text: "c" }]), "x"], {
+      cwd: dir,
+    });
+    await run.waitFor('"state":"build_context"');
+    run.child.stdout.destroy();
+    const result = await run.done;
+    expect(result.code).toBe(130);
+    expect(result.stderr).toContain("output closed: stopping the run");
+    expect(result.stderr).not.toContain("EPIPE");
+    expect(lastTraceLine(dir).details).toMatchObject({ reason: "user_abort" });
+  });
+
   it("--session continues a session: the second run carries on the first run's conversation", async () => {
     const dir = workspace();
     const first = await runCli(["run", "--json", "--model", script(dir, [{ text: "first answer" }]), "first question"], { cwd: dir });
