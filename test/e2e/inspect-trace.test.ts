@@ -110,8 +110,6 @@ describe("inspector: trace mode", { timeout: BROWSER_TEST_TIMEOUT }, () => {
     expect(await page.getByRole("meter", { name: "tool calls" }).getAttribute("aria-valuetext")).toBe("1 / 12");
     expect(await page.getByRole("meter", { name: "time" }).getAttribute("aria-valuetext")).toMatch(/ \/ 2 min$/);
     await screenshot(page, "trace-selected-transition");
-    // The screenshot in docs/ is refreshed on request only, so a test run leaves the tree as it was.
-    if (process.env.UPDATE_DOCS_SCREENSHOT === "1") copyFileSync(await screenshot(page, "docs-inspector"), join(process.cwd(), "docs", "inspector.png"));
   });
 
   it("opens a trace file chosen on the page too", async () => {
