@@ -1,0 +1,244 @@
+// The goals of the benchmark issue checked against the results, and docs/performance.md rendered from them.
+
+const GOAL = {
+  floorRatio: 1.5,
+  piRatio: 3.5,
+  linearGrowth: 1.3,
+  peerAdvantage: 40,
+  parallelMs: 65,
+  concurrencyRatio: 1.5,
+};
+
+/** 12 345.6 → "12 346"; 12.34 → "12.3"; small numbers keep two decimals. */
+export function num(x, digits) {
+  if (x === null || x === undefined || Number.isNaN(x)) return "n/a";
+  if (!Number.isFinite(x)) return "∞";
+  const d = digits ?? (Math.abs(x) >= 100 ? 0 : Math.abs(x) >= 10 ? 1 : 2);
+  const [int, frac] = Math.abs(x).toFixed(d).split(".");
+  const grouped = int.replace(/\B(?=(\d{3})+(?!\d))/g, " ");
+  return `${x < 0 ? "−" : ""}${grouped}${frac ? `.${frac}` : ""}`;
+}
+const ratio = (x) => (x === null || x === undefined ? "n/a" : `${num(x, x >= 100 ? 0 : x >= 10 ? 1 : 2)}×`);
+
+const rowOf = (results, id) => results.loop?.rows.find((r) => r.id === id);
+
+/** Each goal of the issue: what it asks, what was measured, met or not (null: not measured). */
+export function goalsOf(results) {
+  const goals = [];
+  const on = rowOf(results, "statecraft-on");
+  const sizes = results.loop?.sizes ?? [];
+  if (on) {
+    const at = (key) => sizes.map((s) => [s, on.sizes[s]?.[key]]).filter(([, v]) => v !== null && v !== undefined);
+    const floor = at("xFloor");
+    goals.push({
+      goal: `statecraft, trace on, within ${GOAL.floorRatio}× of the bare ten-state XState graph`,
+      measured: floor.map(([s, v]) => `${ratio(v)} at N = ${num(s, 0)}`).join(", ") || "n/a",
+      met: floor.length ? floor.every(([, v]) => v <= GOAL.floorRatio) : null,
+    });
+    const pi = at("xPi");
+    goals.push({
+      goal: `statecraft, trace on, within ${GOAL.piRatio}× of pi-agent-core`,
+      measured: pi.map(([s, v]) => `${ratio(v)} at N = ${num(s, 0)}`).join(", ") || "n/a",
+      met: pi.length ? pi.every(([, v]) => v <= GOAL.piRatio) : null,
+    });
+    goals.push({
+      goal: `statecraft linear in N (per-step cost from N = ${num(sizes[0], 0)} to ${num(sizes[1], 0)} grows at most ${GOAL.linearGrowth}×)`,
+      measured: on.growth ? `${ratio(on.growth.perStep)} per step (trace on)${rowOf(results, "statecraft-off")?.growth ? `, ${ratio(rowOf(results, "statecraft-off").growth.perStep)} (trace off)` : ""}` : "n/a",
+      met: on.growth ? on.growth.perStep <= GOAL.linearGrowth : null,
+    });
+    const first = sizes[0];
+    const mine = on.sizes[first]?.median;
+    const peers = ["ai", "openai-agents", "langgraph"].map((id) => rowOf(results, id)).filter(Boolean);
+    const advantages = peers.map((p) => [p.label, p.sizes[first] && p.sizes[first].N === on.sizes[first]?.N ? p.sizes[first].median / mine : null]);
+    goals.push({
+      goal: `statecraft, trace on, at least ${GOAL.peerAdvantage}× cheaper per step than ai, @openai/agents and LangGraph (N = ${num(first, 0)})`,
+      measured: advantages.map(([label, v]) => `${label.split(" ")[0]} ${ratio(v)}`).join(", ") || "n/a",
+      met: advantages.length === 3 && advantages.every(([, v]) => v !== null) ? advantages.every(([, v]) => v >= GOAL.peerAdvantage) : null,
+    });
+  }
+  if (results.parallel) {
+    goals.push({
+      goal: `8 parallel read-only calls of 50 ms in at most ${GOAL.parallelMs} ms`,
+      measured: `${num(results.parallel.wallMs.median, 1)} ms (median; ${num(results.parallel.wallMs.min, 1)}–${num(results.parallel.wallMs.max, 1)})`,
+      met: results.parallel.wallMs.median <= GOAL.parallelMs,
+    });
+  }
+  if (results.concurrency) {
+    goals.push({
+      goal: `1 000 concurrent runs of 5 × 100 ms steps within ${GOAL.concurrencyRatio}× of 0.5 s`,
+      measured: `${num(results.concurrency.wallMs / 1000, 2)} s (${ratio(results.concurrency.ratio)})`,
+      met: results.concurrency.ratio <= GOAL.concurrencyRatio,
+    });
+  }
+  if (results.longRun) {
+    const leaks = { ...results.longRun.leakedResources, ...results.longRun.leakedListeners };
+    goals.push({
+      goal: "10 000-step run with tracing on leaves no listener, timer or handle behind",
+      measured: Object.keys(leaks).length ? `left behind: ${JSON.stringify(leaks)}` : "none left behind",
+      met: results.longRun.noLeaks,
+    });
+  }
+  return goals;
+}
+
+function loopTable(results) {
+  const { sizes, rows } = results.loop;
+  const lines = [];
+  const head = ["loop"];
+  for (const s of sizes) head.push(`µs/step N = ${num(s, 0)} (median [IQR])`);
+  head.push("×floor", "×pi", `growth ${num(sizes[0], 0)}→${num(sizes[1], 0)}`, `peak heap N = ${num(sizes[1], 0)}`);
+  lines.push(`| ${head.join(" | ")} |`, `|${head.map((_, i) => (i === 0 ? "---" : "---:")).join("|")}|`);
+  for (const row of rows) {
+    const cells = [row.label];
+    for (const s of sizes) {
+      const c = row.sizes[s];
+      if (!c) cells.push("n/a");
+      else cells.push(`${num(c.median)} [${num(c.q1)}–${num(c.q3)}]${c.N !== s ? ` (at N = ${num(c.N, 0)}†)` : ""}`);
+    }
+    const ratios = (key) =>
+      sizes
+        .map((s) => row.sizes[s]?.[key])
+        .map((v) => (v === null || v === undefined ? "–" : ratio(v)))
+        .join(" / ");
+    cells.push(ratios("xFloor"), ratios("xPi"));
+    cells.push(row.growth ? `${ratio(row.growth.perStep)}${row.growth.to !== sizes[1] ? "†" : ""}` : "n/a");
+    const big = row.sizes[sizes[1]];
+    cells.push(big ? `${num(big.peakHeapMB, 1)} MB${big.N !== sizes[1] ? "†" : ""}` : "n/a");
+    lines.push(`| ${cells.join(" | ")} |`);
+  }
+  return lines.join("\n");
+}
+
+function cpuTable(results) {
+  const { sizes, rows } = results.loop;
+  const lines = ["| loop | " + sizes.map((s) => `CPU µs/step N = ${num(s, 0)}`).join(" | ") + " | ×floor (CPU) | ×pi (CPU) | runs | min–max µs/step (wall) |", "|---|" + sizes.map(() => "---:").join("|") + "|---:|---:|---:|---|"];
+  for (const row of rows) {
+    const cells = [row.label];
+    for (const s of sizes) cells.push(row.sizes[s] ? num(row.sizes[s].cpuMedian) : "n/a");
+    const r = (key) => sizes.map((s) => (row.sizes[s]?.[key] == null ? "–" : ratio(row.sizes[s][key]))).join(" / ");
+    cells.push(r("xFloorCpu"), r("xPiCpu"));
+    cells.push(sizes.map((s) => row.sizes[s]?.runs ?? "–").join(" / "));
+    cells.push(sizes.map((s) => (row.sizes[s] ? `${num(row.sizes[s].min)}–${num(row.sizes[s].max)}` : "–")).join(" ; "));
+    lines.push(`| ${cells.join(" | ")} |`);
+  }
+  return lines.join("\n");
+}
+
+export function renderReport(results, notes) {
+  const m = results.machine;
+  const out = [];
+  out.push("# Performance");
+  out.push("");
+  out.push("<!-- Generated by `npm run bench` (bench/run.mjs) from bench/results.json; edit bench/notes.md or the bench, not this file. -->");
+  out.push("");
+  out.push(
+    "What statecraft's explicit state machine costs, measured against the machine alone (the seed's ten states as a bare XState graph: the floor), a hand-written loop, and the agent loops of other frameworks. Every loop runs N steps of one instant tool call answered by an in-process fake model, in one process, engines alternated run by run, several runs after a warm-up at the measured size; tools and models are built outside the timed region for every engine alike. Absolute figures move with the machine's load; the ratios, measured side by side, move much less.",
+  );
+  out.push("");
+  out.push("## Machine and command");
+  out.push("");
+  out.push(`- CPU: ${m.cpu}, ${m.cores} cores; memory ${m.memoryGiB} GiB; Node ${m.node}; ${m.platform}`);
+  out.push(`- load average at start ${m.loadAverageAtStart.join(", ")}, at end ${m.loadAverageAtEnd?.join(", ") ?? "n/a"} (1, 5, 15 min)${m.loadAverageAtStart[0] > m.cores * 0.75 ? " — the machine was shared with other work while this ran: absolute figures are inflated, ratios less so" : ""}`);
+  out.push(`- generated ${results.generatedAt} in ${num(results.durationSeconds, 0)} s (${results.mode} mode)`);
+  out.push(`- versions: ${Object.entries(results.versions).filter(([, v]) => v).map(([k, v]) => `${k} ${v}`).join(", ")}`);
+  out.push("- reproduce from a fresh clone: `npm ci && npm run bench` (installs bench/'s own pinned dependencies, builds dist/ when it is missing or stale, runs everything, rewrites this file and bench/results.json); `node bench/run.mjs --full` also measures the slow peers at N = 5 000 however long that takes; `node bench/run.mjs --quick` is a smoke run that writes nothing");
+  out.push("");
+  out.push("## Goals");
+  out.push("");
+  out.push("| goal | measured | |");
+  out.push("|---|---|---|");
+  for (const g of results.goals) out.push(`| ${g.goal} | ${g.measured} | ${g.met === null ? "n/a" : g.met ? "met" : "**missed**"} |`);
+  out.push("");
+
+  if (results.loop) {
+    out.push("## 1. Loop overhead");
+    out.push("");
+    out.push("Wall-clock µs per step, median of the measured runs with the interquartile range; ×floor and ×pi are ratios of medians at each size (N = 1 000 / N = 5 000); growth is the per-step cost at the larger size over the smaller one (1.0× is linear, a quadratic loop grows about 5×); peak heap is the most the JS heap plus external memory rose above its level at the start of a run (sampled every 256 steps and at the end).");
+    out.push("");
+    out.push(loopTable(results));
+    out.push("");
+    const marked = results.loop.rows.filter((r) => Object.values(r.sizes).some((c) => c.note));
+    for (const row of marked) for (const c of Object.values(row.sizes)) if (c.note) out.push(`† ${row.label}: ${c.note}.`);
+    if (marked.length) out.push("");
+    if (results.loop.inspectorViaQuery) out.push(`Inspector through query(): ${results.loop.inspectorViaQuery}.`, "");
+    out.push("CPU time per step (user + system of the whole process, so JIT and GC threads count) is steadier than wall time on a shared machine:");
+    out.push("");
+    out.push(cpuTable(results));
+    out.push("");
+    out.push("What each loop does per step:");
+    out.push("");
+    out.push("- **floor**: an XState 5.33 machine with the seed's ten states (`build_context` … `done`); per tool step the seven states statecraft's trace shows (`build_context`, `call_model`, `parse_tool_call`, `validate_tool`, `ask_permission`, `execute_tool`, `append_tool_result`) are entered by one event each, with no work and one subscriber.");
+    out.push("- **statecraft**: `query()` from the built package with a `Model` whose `stream()` yields one response per call and a `defineTool` tool (read risk, so allowed without asking); every run writes its transcript and audit, and with the trace on its trace file, checked after the run (7 lines per step + 3).");
+    out.push("- **hand-written loop**: `while` around an async model function, `JSON.parse` of the arguments, an ajv-compiled validator, an async tool, the messages in an array.");
+    out.push("- **pi-agent-core**: `runAgentLoop` with an injected stream function returning a pre-ended `AssistantMessageEventStream`, a TypeBox-typed `AgentTool`.");
+    out.push("- **ai**: `generateText` with one `tool()` (JSON schema), `stopWhen: stepCountIs(N + 1)`, `MockLanguageModelV3` from `ai/test` whose `doGenerate` answers from a counter (the mock's own record of every call's prompt is cleared on each call: it is test bookkeeping and would hold N² messages).");
+    out.push("- **@openai/agents**: `run(agent, input, { maxTurns })` with a custom `Model` whose `getResponse` answers from a counter, a non-strict JSON-schema `tool()`, tracing disabled (`setTracingDisabled(true)`).");
+    out.push("- **LangGraph**: `createReactAgent` from `@langchain/langgraph/prebuilt` with a `BaseChatModel` subclass answering from a counter and a `@langchain/core` `tool()`; `recursionLimit` 2N + 10.");
+    out.push("");
+  }
+
+  if (results.inspector) {
+    out.push("## 1b. Inspector attached, no client");
+    out.push("");
+    if (results.inspector.mode === "n/a") out.push(`n/a: ${results.inspector.reason}`);
+    else {
+      out.push("`query()` takes no inspector option in this build, so an inspector (`startInspector({ port: 0 })`, no page connected) is attached the way its `attach(run).observer` is meant to be: among the engine's observers, with the engine actor driven directly (no async-generator bridge). The comparison is with the same harness without the inspector.");
+      out.push("");
+      const { sizes, rows } = results.inspector;
+      out.push(`| harness | ${sizes.map((s) => `µs/step N = ${num(s, 0)}`).join(" | ")} | × without inspector | peak heap N = ${num(sizes[1], 0)} |`);
+      out.push(`|---|${sizes.map(() => "---:").join("|")}|---:|---:|`);
+      for (const row of rows) {
+        out.push(`| ${row.label} | ${sizes.map((s) => (row.sizes[s] ? `${num(row.sizes[s].median)} [${num(row.sizes[s].q1)}–${num(row.sizes[s].q3)}]` : "n/a")).join(" | ")} | ${sizes.map((s) => (row.sizes[s]?.xFloor == null ? "–" : ratio(row.sizes[s].xFloor))).join(" / ")} | ${row.sizes[sizes[1]] ? `${num(row.sizes[sizes[1]].peakHeapMB, 1)} MB` : "n/a"} |`);
+      }
+    }
+    out.push("");
+  }
+
+  if (results.parallel) {
+    const p = results.parallel;
+    out.push("## 2. Parallel tools");
+    out.push("");
+    out.push(`One model response with ${p.calls} read-only calls that each take ${p.toolMs} ms, through \`query()\` with the trace on (two instant model calls around them). Ideal ${p.idealMs} ms, goal ≤ ${p.goalMs} ms: **${num(p.wallMs.median, 1)} ms** median of ${p.wallMs.runs} runs (min ${num(p.wallMs.min, 1)}, max ${num(p.wallMs.max, 1)}) — ${p.met ? "met" : "missed"}.`);
+    out.push("");
+  }
+  if (results.streaming) {
+    const s = results.streaming;
+    out.push("## 3. Streaming");
+    out.push("");
+    out.push(`${num(s.deltas, 0)} text deltas from one model call, each delivered as a \`text_delta\` event; µs per delta, median of ${s.direct.runs} runs [min–max]:`);
+    out.push("");
+    out.push("| path | µs per delta | cost over iterating the stream directly |");
+    out.push("|---|---:|---:|");
+    out.push(`| iterating \`model.stream()\` directly | ${num(s.direct.median, 2)} [${num(s.direct.min, 2)}–${num(s.direct.max, 2)}] | – |`);
+    out.push(`| \`query()\`, trace off | ${num(s.queryTraceOff.median, 2)} [${num(s.queryTraceOff.min, 2)}–${num(s.queryTraceOff.max, 2)}] | +${num(s.overheadTraceOff, 2)} µs |`);
+    out.push(`| \`query()\`, trace on | ${num(s.queryTraceOn.median, 2)} [${num(s.queryTraceOn.min, 2)}–${num(s.queryTraceOn.max, 2)}] | +${num(s.overheadTraceOn, 2)} µs |`);
+    out.push("");
+  }
+  if (results.concurrency) {
+    const c = results.concurrency;
+    out.push("## 4. Concurrency");
+    out.push("");
+    out.push(`${num(c.runs, 0)} runs started at once in one process, each ${c.steps} tool steps whose model answers after ${c.modelMs} ms (then an instant final answer), all in one workspace with one shared trace file. Ideal ${num(c.idealMs / 1000, 1)} s, goal ≤ ${c.goalRatio}×: **${num(c.wallMs / 1000, 2)} s (${ratio(c.ratio)})** — ${c.met ? "met" : "missed"}. Peak memory per concurrent run: ${num(c.peakHeapPerRunKB, 1)} KB of heap + external, ${num(c.peakRssPerRunKB, 1)} KB of RSS (peak above the level before the runs, sampled every 10 ms, divided by ${num(c.runs, 0)}).`);
+    out.push("");
+  }
+  if (results.longRun) {
+    const l = results.longRun;
+    out.push("## 5. Long run");
+    out.push("");
+    out.push(`${num(l.steps, 0)} steps with the trace on: ${num(l.wallMs / 1000, 2)} s (${num(l.usPerStep)} µs/step), ${num(l.traceLines, 0)} trace lines written, **${num(l.traceLinesPerSecond, 0)} lines/s**. Peak heap + external above the start: ${num(l.peakHeapMB, 1)} MB; after the run and a collection: ${num(l.retainedAfterMB, 2)} MB. Left behind (active resources by type, process listeners by event): ${l.noLeaks ? "nothing" : `\`${JSON.stringify({ ...l.leakedResources, ...l.leakedListeners })}\``}.`);
+    out.push("");
+  }
+  if (results.replay) {
+    const r = results.replay;
+    out.push("## 6. Replay");
+    out.push("");
+    if (!r.available) out.push(`n/a: ${r.reason}.`);
+    else out.push(`A recorded session of ${num(r.transitions, 0)} trace lines (${num(r.steps, 0)} tool steps) read with \`loadSession\` in ${num(r.loadSeconds.median, 2)} s and replayed through the engine with \`replay\` in **${num(r.replaySeconds.median, 2)} s** (median of ${r.replaySeconds.runs}); replay identical to the recording: ${r.identical ? "yes" : `no (${r.divergence})`}.`);
+    out.push("");
+  }
+  if (notes.trim()) {
+    out.push(notes.trim());
+    out.push("");
+  }
+  return `${out.join("\n")}\n`;
+}
