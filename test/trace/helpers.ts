@@ -139,7 +139,9 @@ export async function traceCli(cwd: string, args: string[], env: NodeJS.ProcessE
   const stdout = new Capture();
   const stderr = new Capture();
   const context = { io: { stdout, stderr, cwd, env }, exitCode: 0 };
+  // Like the real program: --no-color is a global option there.
   const program = new Command("statecraft")
+    .option("--no-color", "no colours")
     .exitOverride()
     .configureOutput({ writeOut: (text) => stdout.write(text), writeErr: (text) => stderr.write(text) });
   registerTraceCommands(program, context);
