@@ -1,4 +1,4 @@
-import { copyFileSync } from "node:fs";
+import { copyFileSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defineTool, query, scriptedModel } from "../../src/index.js";
@@ -119,6 +119,24 @@ describe("inspector: trace mode", { timeout: BROWSER_TEST_TIMEOUT }, () => {
     copyFileSync(traceFile, copy);
     await page.getByLabel("trace file").setInputFiles(copy);
     await expect.poll(() => page.getByRole("combobox", { name: "session" }).locator("option").count(), WAIT).toBe(before + 2);
+  });
+
+  it("opens a trace file dropped on the page, and says which lines it could not read", async () => {
+    const { page } = browser;
+    const picker = page.getByRole("combobox", { name: "session" });
+    const before = await picker.locator("option").count();
+    const text = readFileSync(traceFile, "utf8") + "this line is not JSON\n" + '{"no":"session"}\n';
+    await page.evaluate((content) => {
+      const data = new DataTransfer();
+      data.items.add(new File([content], "dropped.jsonl", { type: "application/x-ndjson" }));
+      document.dispatchEvent(new DragEvent("drop", { dataTransfer: data, bubbles: true, cancelable: true }));
+    }, text);
+    await expect.poll(() => picker.locator("option").count(), WAIT).toBe(before + 2);
+    // The dropped file's first session is shown.
+    expect(await picker.locator("option:checked").textContent()).toContain("dropped.jsonl");
+    const problems = page.getByRole("alert");
+    await expect.poll(() => problems.textContent(), WAIT).toContain("dropped.jsonl: 2 lines could not be read");
+    expect(await problems.textContent()).toContain(`line ${text.split("\n").length - 2} (not JSON), ${text.split("\n").length - 1} (no sessionId or kind)`);
   });
 
   it("made no request outside 127.0.0.1 and raised no page error", () => {
