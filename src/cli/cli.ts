@@ -17,8 +17,8 @@ export function drained(stream: NodeJS.WritableStream & { writableLength?: numbe
 /** Runs the command line and returns the exit code; never throws. */
 export async function main(argv: readonly string[], io: CliIO = processIO()): Promise<number> {
   const context: CliContext = { io, exitCode: 0 };
-  const program = createProgram(context);
   try {
+    const program = await createProgram(context, argv);
     await program.parseAsync([...argv], { from: "user" });
     return context.exitCode;
   } catch (error) {

@@ -13,7 +13,12 @@ export interface CliContext {
 /** A subcommand of `statecraft`: adds itself (its flags, help and action) to the program. */
 export interface CliCommand {
   name: string;
-  register(program: Command, context: CliContext): void;
+  /**
+   * Adds the command to the program. `named` says whether the command line mentions the command at all: a command
+   * whose definition pulls in heavy modules can add a light stand-in (name and description, for `--help`) otherwise,
+   * so every other command starts fast.
+   */
+  register(program: Command, context: CliContext, named: boolean): void | Promise<void>;
 }
 
 /** Output settings of one invocation, from the global flags and the environment. */

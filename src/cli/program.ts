@@ -17,7 +17,7 @@ export function packageVersion(): string {
  * The `statecraft` program: every command of the registry, `--help` everywhere, `--version`. Commander never exits
  * the process itself: its errors are thrown (see main.ts) so usage mistakes end with exit code 2.
  */
-export function createProgram(context: CliContext): Command {
+export async function createProgram(context: CliContext, argv: readonly string[] = []): Promise<Command> {
   const program = new Command("statecraft")
     .description("An agent engine whose loop is an explicit state machine: run an agent in a folder, chat with it, or see the demo.")
     .version(packageVersion(), "-V, --version", "print the version")
@@ -37,6 +37,6 @@ export function createProgram(context: CliContext): Command {
       '             statecraft run "…"     (needs a model: OPENAI_API_KEY, OPENAI_BASE_URL, STATECRAFT_MODEL or --model)',
     ].join("\n"),
   );
-  for (const command of COMMANDS) command.register(program, context);
+  for (const command of COMMANDS) await command.register(program, context, argv.includes(command.name));
   return program;
 }

@@ -73,6 +73,14 @@ describe("statecraft demo", { timeout: 60_000 }, () => {
     expect(out).toMatch(/■ final_answer \(done\) · 7 turns · 6 tool calls · [\d,]+ tokens/);
     expect(out).not.toContain("\u001b["); // not a terminal: no colours
 
+    // The command the demo points at works on its trace.
+    const show = await runCli(["trace", "show", trace], { cwd: here });
+    expect(show.code).toBe(0);
+    expect(show.stdout).toContain("The tests of this project fail.");
+    const replayed = await runCli(["trace", "replay", trace], { cwd: here });
+    expect(replayed.stdout).toContain("identical");
+    expect(replayed.code).toBe(0);
+
     // The fix is real: the sample's tests pass in the demo's folder.
     const test = spawnSync(process.execPath, ["test/slugify.test.js"], { cwd: join(tmp, demoDir), encoding: "utf8" });
     expect(test.status).toBe(0);

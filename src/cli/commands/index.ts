@@ -2,9 +2,10 @@ import type { CliCommand } from "../context.js";
 import { chatCommand } from "./chat.js";
 import { demoCommand } from "./demo.js";
 import { runCommand } from "./run.js";
+import { traceCommand } from "./trace.js";
 
 /**
  * The subcommands of `statecraft`, in the order `--help` lists them. A new command is a file in this folder that
- * exports a `CliCommand`, added here (`trace` and `inspect` come this way).
+ * exports a `CliCommand`, added here (`inspect` comes this way).
  */
-export const COMMANDS: readonly CliCommand[] = [runCommand, chatCommand, demoCommand];
+export const COMMANDS: readonly CliCommand[] = [runCommand, chatCommand, demoCommand, traceCommand];
