@@ -135,4 +135,12 @@ describe("statecraft demo", { timeout: 60_000 }, () => {
         .trimEnd();
     expect(normalise(result.stdout, tmp)).toBe(normalise(transcript, "/tmp"));
   });
+
+  it("a TMPDIR that can't be used is a clear usage error (exit 2), not a crash", async () => {
+    const here = temp("statecraft-demo-cwd-");
+    const result = await runCli(["demo"], { cwd: here, env: { TMPDIR: join(here, "missing") } });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`can't create the demo's folder under ${join(here, "missing")}`);
+    expect(result.stderr).toContain("TMPDIR");
+  });
 });

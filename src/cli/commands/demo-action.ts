@@ -7,6 +7,8 @@ import { ANSWER_WORDS, describeRequest } from "../prompt.js";
 import { HumanRenderer, JsonRenderer } from "../render.js";
 import { executeRun } from "../run-agent.js";
 import { shellQuote } from "../denial-notice.js";
+import { UsageError } from "../usage-error.js";
+import { tmpdir } from "node:os";
 
 export interface DemoFlags {
   json?: boolean;
@@ -27,7 +29,14 @@ export async function demoAction(flags: DemoFlags, context: CliContext): Promise
   const style = json ? output.err : output.out;
   const say = (text: string) => (json ? io.stderr : io.stdout).write(`${text}\n`);
 
-  const dir = prepareDemoWorkspace();
+  let dir: string;
+  try {
+    dir = prepareDemoWorkspace();
+  } catch (error) {
+    throw new UsageError(
+      `can't create the demo's folder under ${tmpdir()}: ${(error as Error).message}; set TMPDIR to a folder you can write to`,
+    );
+  }
   output.logger.info({ dir }, "demo workspace prepared");
   const model = scriptedModel.fromFile(demoScenarioFile(), { name: "statecraft-demo-script" });
   const onTerminal = io.stdout.isTTY === true;
