@@ -178,6 +178,20 @@ describe("statecraft run --model script:<file>", { timeout: 60_000 }, () => {
     expect(logs.map((l) => l.msg)).toContain("run finished");
   });
 
+  it("STATECRAFT_LOG_LEVEL sets the log level (stderr only); a bad value is a usage error", async () => {
+    const dir = workspace();
+    const model = script(dir, [{ text: "answer" }]);
+    const result = await runCli(["run", "--model", model, "x"], { cwd: dir, env: { STATECRAFT_LOG_LEVEL: "info" } });
+    expect(result.code).toBe(0);
+    const logs = result.stderr.trim().split("\n").map((l) => JSON.parse(l) as { level: number; msg: string; name: string });
+    expect(logs.map((l) => l.msg)).toEqual(expect.arrayContaining(["run started", "run finished"]));
+    expect(logs.every((l) => l.name === "statecraft" && l.level >= 30)).toBe(true);
+    expect(result.stdout).not.toContain('"msg"');
+    const bad = await runCli(["run", "--model", model, "x"], { cwd: dir, env: { STATECRAFT_LOG_LEVEL: "chatty" } });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('STATECRAFT_LOG_LEVEL: log level "chatty" is not one of');
+  });
+
   it("--no-trace writes no trace; --trace writes it where asked", async () => {
     const dir = workspace();
     const none = await runCli(["run", "--no-trace", "--model", script(dir, [{ text: "a" }]), "x"], { cwd: dir });
