@@ -52,7 +52,7 @@ export const ANSWER_WORDS: Record<PermissionAnswer, string> = {
 
 /** The question under the request. */
 export function questionLine(style: Style): string {
-  return `  ${style.bold("Allow?")} ${style.cyan("[y]")} yes, once  ${style.cyan("[a]")} always (this session)  ${style.cyan("[n]")} no ${style.dim("›")} `;
+  return `  ${style.bold("Allow?")} ${style.cyan("[y/a/n]")} ${style.dim("y: yes, once · a: always (this session) · n: no ›")} `;
 }
 
 /** Maps one key press to an answer: `y`, `a`, `n` (Enter and Escape mean no). Other keys are not an answer. */

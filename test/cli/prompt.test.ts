@@ -86,7 +86,7 @@ describe("createTerminalPrompter", () => {
     expect(t.input.rawModes).toEqual([true, false]);
     expect(t.before()).toBe(1);
     expect(t.output.text).toContain("? bash ls — bash needs asking\n    $ ls\n");
-    expect(t.output.text).toContain("[y] yes, once  [a] always (this session)  [n] no › allowed for the rest of this session\n");
+    expect(t.output.text).toContain("Allow? [y/a/n] y: yes, once · a: always (this session) · n: no › allowed for the rest of this session\n");
     expect(t.input.isPaused()).toBe(true);
   });
 

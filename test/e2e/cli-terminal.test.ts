@@ -34,8 +34,8 @@ describe("the permission prompt on a terminal", { timeout: 60_000 }, () => {
   it("shows exactly what will run; y allows it once", async () => {
     const dir = workspace(steps);
     const cli = onTerminal(["run", "--model", "script:case.json", "make a file"], dir);
-    await cli.waitFor("[n] no");
-    expect(cli.screen).toMatch(/\? bash echo hi > made\.txt — .*\n {4}\$ echo hi > made\.txt\n {2}Allow\? \[y\] yes, once {2}\[a\] always \(this session\) {2}\[n\] no/);
+    await cli.waitFor("n: no ›");
+    expect(cli.screen).toMatch(/\? bash echo hi > made\.txt — .*\n {4}\$ echo hi > made\.txt\n {2}Allow\? \[y\/a\/n\] y: yes, once · a: always \(this session\) · n: no ›/);
     expect(existsSync(join(dir, "made.txt"))).toBe(false); // nothing runs before the answer
     cli.write("y");
     const result = await cli.done;
@@ -51,11 +51,11 @@ describe("the permission prompt on a terminal", { timeout: 60_000 }, () => {
   it("n denies: the command never runs and the run ends permission_denied (exit 6)", async () => {
     const dir = workspace(steps);
     const cli = onTerminal(["run", "--model", "script:case.json", "make a file"], dir);
-    await cli.waitFor("[n] no");
+    await cli.waitFor("n: no ›");
     cli.write("n");
     const result = await cli.done;
     expect(result.code).toBe(6);
-    expect(cli.screen).toMatch(/\[n\] no › denied/);
+    expect(cli.screen).toMatch(/n: no › denied/);
     expect(cli.screen).toContain("■ permission_denied");
     expect(existsSync(join(dir, "made.txt"))).toBe(false);
   });
@@ -63,7 +63,7 @@ describe("the permission prompt on a terminal", { timeout: 60_000 }, () => {
   it("a allows the same call for the rest of the session: asked once, run twice", async () => {
     const dir = workspace([bash("echo a >> log.txt"), bash("echo a >> log.txt"), { text: "Twice." }]);
     const cli = onTerminal(["run", "--model", "script:case.json", "append twice"], dir);
-    await cli.waitFor("[n] no");
+    await cli.waitFor("n: no ›");
     cli.write("a");
     const result = await cli.done;
     expect(result.code).toBe(0);
@@ -75,7 +75,7 @@ describe("the permission prompt on a terminal", { timeout: 60_000 }, () => {
   it("keys that are not an answer are ignored; Ctrl-C at the question aborts the run (exit 130)", async () => {
     const dir = workspace(steps);
     const cli = onTerminal(["run", "--model", "script:case.json", "make a file"], dir);
-    await cli.waitFor("[n] no");
+    await cli.waitFor("n: no ›");
     cli.write("x");
     cli.write("\u0003");
     const result = await cli.done;
@@ -166,7 +166,7 @@ describe("statecraft chat on a terminal", { timeout: 60_000 }, () => {
     const cli = onTerminal(["chat", "--model", "script:case.json"], dir);
     await cli.waitFor("› ");
     cli.write("make it\r");
-    await cli.waitFor("[n] no");
+    await cli.waitFor("n: no ›");
     cli.write("y");
     await cli.waitFor(/■ final_answer.*\n[\s\S]*› $/);
     expect(readFileSync(join(dir, "made.txt"), "utf8")).toBe("hi\n");
@@ -186,7 +186,7 @@ describe("a prompt piped on stdin while a person is at the terminal", { timeout:
     cleanups.push(() => {
       if (!cli.exited) cli.child.kill("SIGKILL");
     });
-    await cli.waitFor("[n] no");
+    await cli.waitFor("n: no ›");
     cli.write("y");
     const result = await cli.done;
     expect(result.code).toBe(0);
