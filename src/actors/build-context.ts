@@ -55,7 +55,8 @@ export async function buildContext(input: BuildContextInput, signal: AbortSignal
     const messages: Message[] = [];
     if (input.systemPrompt) messages.push({ role: "system", content: input.systemPrompt });
     for (const m of historyForModel(loaded.messages)) if (m.role !== "system") messages.push(m);
-    messages.push({ role: "user", content: input.userInput });
+    // A fork given a conversation and no new request goes on from the conversation as it stood.
+    if (!(input.history && input.userInput === "")) messages.push({ role: "user", content: input.userInput });
     const built: BuiltContext = { messages, policy: createPermissionPolicy(input.permissions, loaded.allowRules, { cwd: input.cwd }) };
     const compaction = await compactIfNeeded(input, messages, signal);
     return compaction ? { ...built, ...compaction } : built;
