@@ -3,10 +3,11 @@
  *
  * `getSimplePaths` (xstate/graph) walks the machine over synthetic events — the invoked actors' done/error events with
  * scripted outputs, the machine's own events (`model.stream`, `permission.asked`, `tool.started`, `tool.finished`,
- * `ABORT`) and the run-deadline timer event — and every simple path it finds is replayed on a real actor whose invoked
- * actors never settle, so that only the synthetic events drive it. The replay must follow the model state by state,
- * and the union of the transitions the real actors took (read from `@xstate.microstep` inspection events, eventless
- * `always` hops included) must equal the machine's static edge list.
+ * `subagent.event`, `inbox.steer`, `inbox.followUp`, `ABORT`) and the run-deadline timer event — and every simple path
+ * it finds is replayed on a real actor whose invoked actors never settle, so that only the synthetic events drive it.
+ * The replay must follow the model state by state, every run that ends must leave a valid conversation, and the union
+ * of the transitions the real actors took (read from `@xstate.microstep` inspection events, eventless `always` hops
+ * included) must equal the machine's static edge list.
  *
  * The traversal sees two facts of the environment the guards read besides context: the caller's signal (`aborted`)
  * and the clock (`timedOut`). They are modelled as two extra events, `env.signalAborted` (the signal fires, the ABORT
@@ -15,12 +16,14 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createActor, fromPromise, type ActorLogic, type AnyEventObject, type SnapshotFrom } from "xstate";
 import { getSimplePaths, type StatePath } from "xstate/graph";
-import type { AskPermissionInput, PermissionDecision } from "../../src/actors/ask-permission.js";
+import type { AskPermissionInput, PermissionStep } from "../../src/actors/ask-permission.js";
 import type { BuildContextInput, BuiltContext } from "../../src/actors/build-context.js";
 import type { CallModelInput } from "../../src/actors/call-model.js";
+import type { DecideRecoveryInput } from "../../src/actors/decide-recovery.js";
 import type { RunToolsInput } from "../../src/actors/run-tools.js";
 import { AgentError } from "../../src/errors/agent-error.js";
-import { aborted, timedOut } from "../../src/guards/index.js";
+import { aborted, timedOut, tokensExhausted } from "../../src/guards/index.js";
+import type { AgentHooks, ModelErrorAction } from "../../src/hooks.js";
 import type { CallRecord, EngineContext, EngineInput } from "../../src/machine/context.js";
 import { engineMachine, engineStateOf } from "../../src/machine/engine.js";
 import type { ModelResponse, RawToolCall } from "../../src/models/model.js";
@@ -42,8 +45,9 @@ const machine = engineMachine.provide({
   actors: {
     buildContext: never<BuiltContext, BuildContextInput>(),
     callModel: never<ModelResponse, CallModelInput>(),
-    askPermission: never<PermissionDecision[], AskPermissionInput>(),
+    askPermission: never<PermissionStep[], AskPermissionInput>(),
     runTools: never<void, RunToolsInput>(),
+    decideRecovery: never<ModelErrorAction, DecideRecoveryInput>(),
   },
 });
 type Snapshot = SnapshotFrom<typeof machine>;
@@ -63,13 +67,25 @@ const writeNote = defineTool({
   execute: () => "never run here",
 });
 
-/** A run's limits; the traversal stays finite because turns and tool calls are few. */
+/**
+ * Hooks a run may have. The stand-in actors never call them, but the guards read which ones exist
+ * (`needsPreparation`, `modelErrorHookApplies`), and only a run with `beforeToolCall` can see blocked calls.
+ */
+const TURN_HOOKS: AgentHooks = { beforeToolCall: () => undefined, prepareNextTurn: () => undefined, shouldStopAfterTurn: () => false };
+const MODEL_ERROR_HOOK: AgentHooks = { onModelError: () => undefined };
+
+/** One traversal: the run's limits and settings, and which synthetic outputs are offered. */
 interface Variant {
   name: string;
   maxTurns: number;
   maxToolCalls: number;
-  /** The model outputs offered (keys of `modelOutputs`). */
+  /** What the model call may end with (keys of `modelOutputs`). */
   outputs: readonly ModelOutputName[];
+  hooks?: AgentHooks;
+  maxTokens?: number;
+  maxRepeatedCalls?: number;
+  /** Messages may be queued (one steering, one follow-up) while the run goes on. */
+  inbox?: boolean;
   /** The caller's signal has fired before the run starts. */
   abortedAtStart?: boolean;
 }
@@ -84,6 +100,19 @@ function inputOf(variant: Variant, signal: AbortSignal): EngineInput {
     maxTurns: variant.maxTurns,
     maxToolCalls: variant.maxToolCalls,
     timeoutMs: TIMEOUT_MS,
+    loop: {
+      steeringMode: "one-at-a-time",
+      followUpMode: "one-at-a-time",
+      // No context window: compaction happens only when an overflow asks for it.
+      contextWindow: 0,
+      reserveTokens: 0,
+      keepRecentTokens: 1_000,
+      maxRepeatedCalls: variant.maxRepeatedCalls ?? 3,
+      ...(variant.maxTokens !== undefined ? { maxTokens: variant.maxTokens } : {}),
+      depth: 0,
+      maxDelegationDepth: 1,
+      traceFile: false,
+    },
     deps: {
       model: scriptedModel([]),
       tools: new Map([
@@ -92,6 +121,7 @@ function inputOf(variant: Variant, signal: AbortSignal): EngineInput {
       ]),
       toolSpecs: [],
       permissions: {},
+      hooks: variant.hooks ?? {},
       signal,
     },
   };
@@ -106,25 +136,33 @@ interface LabelledEvent extends AnyEventObject {
 }
 interface Recipe {
   label: string;
-  /** The stable states where the event is offered. */
-  in: readonly string[];
-  build(snapshot: Snapshot): AnyEventObject | undefined;
+  /** Whether the event is offered in this (stable) snapshot of this variant. */
+  offered(state: string, s: Snapshot, variant: Variant): boolean;
+  build(s: Snapshot): AnyEventObject | undefined;
 }
 
 const MODEL_STATES = ["call_model", "stream_text"];
-const STABLE_STATES = ["build_context", ...MODEL_STATES, "ask_permission", "execute_tool"];
+const STABLE_STATES = ["build_context", ...MODEL_STATES, "ask_permission", "execute_tool", "recover"];
+const inStates =
+  (...states: string[]) =>
+  (state: string) =>
+    states.includes(state);
 
+const USAGE = { input: 3, output: 2 };
 const call = (name: string, input: unknown): RawToolCall => ({ name, arguments: JSON.stringify(input) });
+const response = (toolCalls: RawToolCall[], finishReason = "tool_calls"): ModelResponse => ({ text: "", toolCalls, finishReason, usage: USAGE });
 const modelOutputs = {
-  text: () => ({ text: "All done.", toolCalls: [], finishReason: "stop", usage: { input: 3, output: 2 } }),
-  validCall: () => ({ text: "", toolCalls: [call("echo", { text: "a" })], finishReason: "tool_calls" }),
-  unknownTool: () => ({ text: "", toolCalls: [call("nope", {})], finishReason: "tool_calls" }),
-  invalidJson: () => ({ text: "", toolCalls: [{ name: "echo", arguments: "{not json" }], finishReason: "tool_calls" }),
-  invalidInput: () => ({ text: "", toolCalls: [call("echo", { wrong: 1 })], finishReason: "tool_calls" }),
-  truncated: () => ({ text: "", toolCalls: [call("echo", { text: "cut" })], finishReason: "length" }),
-  twoCalls: () => ({ text: "", toolCalls: [call("echo", { text: "1" }), call("write_note", { note: "2" })], finishReason: "tool_calls" }),
-  unknownThenValid: () => ({ text: "", toolCalls: [call("nope", {}), call("write_note", { note: "n" })], finishReason: "tool_calls" }),
-} satisfies Record<string, () => ModelResponse>;
+  text: () => ({ type: "xstate.done.actor.callModel", output: { text: "All done.", toolCalls: [], finishReason: "stop", usage: USAGE } }),
+  validCall: () => ({ type: "xstate.done.actor.callModel", output: response([call("echo", { text: "a" })]) }),
+  unknownTool: () => ({ type: "xstate.done.actor.callModel", output: response([call("nope", {})]) }),
+  invalidJson: () => ({ type: "xstate.done.actor.callModel", output: response([{ name: "echo", arguments: "{not json" }]) }),
+  invalidInput: () => ({ type: "xstate.done.actor.callModel", output: response([call("echo", { wrong: 1 })]) }),
+  truncated: () => ({ type: "xstate.done.actor.callModel", output: response([call("echo", { text: "cut" })], "length") }),
+  twoCalls: () => ({ type: "xstate.done.actor.callModel", output: response([call("echo", { text: "1" }), call("write_note", { note: "2" })]) }),
+  unknownThenValid: () => ({ type: "xstate.done.actor.callModel", output: response([call("nope", {}), call("write_note", { note: "n" })]) }),
+  modelError: () => ({ type: "xstate.error.actor.callModel", error: new AgentError("MODEL_ERROR", "model request failed (500): upstream", { status: 500 }) }),
+  contextOverflow: () => ({ type: "xstate.error.actor.callModel", error: new AgentError("CONTEXT_OVERFLOW", "model request failed (400 context_length_exceeded)", { status: 400 }) }),
+} satisfies Record<string, () => AnyEventObject>;
 type ModelOutputName = keyof typeof modelOutputs;
 const ALL_OUTPUTS = Object.keys(modelOutputs) as ModelOutputName[];
 
@@ -140,87 +178,128 @@ const finished = (kind: "ok" | "failing" | "fatal") => (s: Snapshot) => {
   return { ...base, error: new AgentError("TOOL_FATAL", "disk on fire"), fatal: true };
 };
 
+const permissions = (label: string, steps: (s: Snapshot) => PermissionStep[], needsHook = false): Recipe => ({
+  label,
+  offered: (state, _s, variant) => state === "ask_permission" && (!needsHook || variant.hooks?.beforeToolCall !== undefined),
+  build: (s) => (pending(s).length ? { type: "xstate.done.actor.askPermission", output: steps(s) } : undefined),
+});
+
+const recovery = (action: ModelErrorAction["action"]): Recipe => ({
+  label: `decideRecovery.done:${action}`,
+  offered: inStates("recover"),
+  build: () => ({ type: "xstate.done.actor.decideRecovery", output: { action } }),
+});
+
+/** Messages are queued while the first model call works (the root accepts them in every state: one edge each). */
+const queueing = (state: string, s: Snapshot, variant: Variant) => variant.inbox === true && state === "call_model" && s.context.turn === 1;
+
 const RECIPES: readonly Recipe[] = [
   {
-    label: "buildContext.done",
-    in: ["build_context"],
+    label: "buildContext.done:first",
+    offered: (state, s) => state === "build_context" && !s.context.contextBuilt,
     build: () => ({
       type: "xstate.done.actor.buildContext",
       output: { messages: [{ role: "user", content: "go" }], policy: createPermissionPolicy({}) } satisfies BuiltContext,
     }),
   },
-  { label: "buildContext.error", in: ["build_context"], build: () => ({ type: "xstate.error.actor.buildContext", error: new Error("transcript unreadable") }) },
-  { label: "model.text_delta", in: MODEL_STATES, build: () => ({ type: "model.stream", event: { type: "text_delta", text: "Hi " } }) },
-  { label: "model.thinking_delta", in: MODEL_STATES, build: () => ({ type: "model.stream", event: { type: "thinking_delta", text: "hmm" } }) },
-  ...ALL_OUTPUTS.map((name): Recipe => ({
-    label: `callModel.done:${name}`,
-    in: MODEL_STATES,
-    build: () => ({ type: "xstate.done.actor.callModel", output: modelOutputs[name]() }),
-  })),
   {
-    label: "callModel.error",
-    in: MODEL_STATES,
-    build: () => ({ type: "xstate.error.actor.callModel", error: new AgentError("MODEL_ERROR", "model request failed (500): upstream", { status: 500 }) }),
+    label: "buildContext.done:next",
+    offered: (state, s) => state === "build_context" && s.context.contextBuilt,
+    build: () => ({ type: "xstate.done.actor.buildContext", output: {} satisfies BuiltContext }),
   },
   {
+    // shouldStopAfterTurn said stop
+    label: "buildContext.done:stop",
+    offered: (state, s, variant) => state === "build_context" && s.context.contextBuilt && variant.hooks?.shouldStopAfterTurn !== undefined,
+    build: () => ({ type: "xstate.done.actor.buildContext", output: { stop: true } satisfies BuiltContext }),
+  },
+  { label: "buildContext.error", offered: inStates("build_context"), build: () => ({ type: "xstate.error.actor.buildContext", error: new Error("transcript unreadable") }) },
+  { label: "model.text_delta", offered: inStates(...MODEL_STATES), build: () => ({ type: "model.stream", event: { type: "text_delta", text: "Hi " } }) },
+  { label: "model.thinking_delta", offered: inStates(...MODEL_STATES), build: () => ({ type: "model.stream", event: { type: "thinking_delta", text: "hmm" } }) },
+  ...ALL_OUTPUTS.map(
+    (name): Recipe => ({
+      label: `callModel:${name}`,
+      offered: (state, _s, variant) => MODEL_STATES.includes(state) && variant.outputs.includes(name),
+      build: modelOutputs[name],
+    }),
+  ),
+  {
     label: "permission.asked",
-    in: ["ask_permission"],
+    offered: inStates("ask_permission"),
     build: (s) => {
       const record = pending(s)[0];
       return record && { type: "permission.asked", call: record.call, reason: "write_note is a write tool" };
     },
   },
-  {
-    label: "askPermission.done:allow",
-    in: ["ask_permission"],
-    build: (s) => ({
-      type: "xstate.done.actor.askPermission",
-      output: pending(s).map((r): PermissionDecision => ({ toolCallId: r.call.id, decision: "allow", by: "human", input: r.call.input })),
-    }),
-  },
-  {
-    label: "askPermission.done:deny",
-    in: ["ask_permission"],
-    build: (s) => {
-      const record = pending(s)[0];
-      return (
-        record && {
-          type: "xstate.done.actor.askPermission",
-          output: [{ toolCallId: record.call.id, decision: "deny", by: "human", input: record.call.input, reason: "denied when asked" }] satisfies PermissionDecision[],
-        }
-      );
-    },
-  },
-  { label: "askPermission.error", in: ["ask_permission"], build: () => ({ type: "xstate.error.actor.askPermission", error: new AgentError("HOOK_FAILED", "onAsk threw") }) },
+  permissions("askPermission.done:allow", (s) =>
+    pending(s).map((r) => ({ toolCallId: r.call.id, kind: "decided", decision: { toolCallId: r.call.id, decision: "allow", by: "human", input: r.call.input } })),
+  ),
+  permissions("askPermission.done:deny", (s) => {
+    const r = pending(s)[0];
+    return [{ toolCallId: r.call.id, kind: "decided", decision: { toolCallId: r.call.id, decision: "deny", by: "human", input: r.call.input, reason: "denied when asked" } }];
+  }),
+  // beforeToolCall blocked every call, or broke on it: nothing is allowed and nothing denied
+  permissions("askPermission.done:blocked", (s) => pending(s).map((r) => ({ toolCallId: r.call.id, kind: "blocked", reason: "not today" })), true),
+  permissions(
+    "askPermission.done:hookFailed",
+    (s) => pending(s).map((r) => ({ toolCallId: r.call.id, kind: "failed", error: new AgentError("HOOK_FAILED", "hook beforeToolCall failed: boom") })),
+    true,
+  ),
+  { label: "askPermission.error", offered: inStates("ask_permission"), build: () => ({ type: "xstate.error.actor.askPermission", error: new AgentError("HOOK_FAILED", "onAsk threw") }) },
   {
     label: "tool.started",
-    in: ["execute_tool"],
+    offered: inStates("execute_tool"),
     build: (s) => {
       const record = allowed(s)[0];
       return record && { type: "tool.started", call: record.call };
     },
   },
-  { label: "tool.finished:ok", in: ["execute_tool"], build: finished("ok") },
-  { label: "tool.finished:failing", in: ["execute_tool"], build: finished("failing") },
-  { label: "tool.finished:fatal", in: ["execute_tool"], build: finished("fatal") },
-  { label: "runTools.done", in: ["execute_tool"], build: () => ({ type: "xstate.done.actor.runTools", output: undefined }) },
-  { label: "runTools.error", in: ["execute_tool"], build: () => ({ type: "xstate.error.actor.runTools", error: new Error("runner crashed") }) },
-  { label: "ABORT", in: STABLE_STATES, build: () => ({ type: "ABORT" }) },
-  { label: "deadline", in: STABLE_STATES, build: () => ({ type: "xstate.after.runDeadline.engine" }) },
+  { label: "tool.finished:ok", offered: inStates("execute_tool"), build: finished("ok") },
+  { label: "tool.finished:failing", offered: inStates("execute_tool"), build: finished("failing") },
+  { label: "tool.finished:fatal", offered: inStates("execute_tool"), build: finished("fatal") },
+  {
+    label: "subagent.event",
+    offered: inStates("execute_tool"),
+    build: () => ({
+      type: "subagent.event",
+      event: { type: "subagent_event", sessionId: "child", parentSession: "mbt", depth: 1, event: { type: "text_delta", text: "child says hi" } },
+    }),
+  },
+  { label: "runTools.done", offered: inStates("execute_tool"), build: () => ({ type: "xstate.done.actor.runTools", output: undefined }) },
+  { label: "runTools.error", offered: inStates("execute_tool"), build: () => ({ type: "xstate.error.actor.runTools", error: new Error("runner crashed") }) },
+  recovery("retry"),
+  recovery("continue"),
+  recovery("abort"),
+  { label: "decideRecovery.error", offered: inStates("recover"), build: () => ({ type: "xstate.error.actor.decideRecovery", error: new AgentError("HOOK_FAILED", "hook onModelError failed: boom") }) },
+  {
+    label: "inbox.steer",
+    offered: (state, s, variant) => queueing(state, s, variant) && s.context.inbox.steering.length === 0,
+    build: () => ({ type: "inbox.steer", message: { role: "user", content: "also check the tests" } }),
+  },
+  {
+    label: "inbox.followUp",
+    offered: (state, s, variant) => queueing(state, s, variant) && s.context.inbox.followUp.length === 0,
+    build: () => ({ type: "inbox.followUp", message: { role: "user", content: "then write a summary" } }),
+  },
+  { label: "ABORT", offered: () => true, build: () => ({ type: "ABORT" }) },
+  { label: "deadline", offered: () => true, build: () => ({ type: "xstate.after.runDeadline.engine" }) },
 ];
 
-/** Environment events: offered once per run, while tools run (the guards that read them sit right after). */
+/**
+ * Environment events: offered once per run, when the last tool of a response has finished (the guards that read them
+ * come right after, in append_tool_result).
+ */
 const ENV_LABELS = ["env.signalAborted", "env.deadlinePassed"] as const;
-const envOffered = (s: Snapshot) => engineStateOf(s.value) === "execute_tool" && !aborted(s.context) && !timedOut(s.context);
+const envOffered = (s: Snapshot) =>
+  engineStateOf(s.value) === "execute_tool" && allowed(s).length === 0 && !aborted(s.context) && !timedOut(s.context);
 
 function eventsFor(variant: Variant, snapshot: Snapshot): LabelledEvent[] {
   if (snapshot.status !== "active") return [];
   const state = engineStateOf(snapshot.value);
-  const offered = new Set(variant.outputs.map((name) => `callModel.done:${name}`));
+  if (!STABLE_STATES.includes(state)) throw new Error(`the machine rests in ${state}, which is not a stable state of this model`);
   const events: LabelledEvent[] = [];
   for (const recipe of RECIPES) {
-    if (!recipe.in.includes(state)) continue;
-    if (recipe.label.startsWith("callModel.done:") && !offered.has(recipe.label)) continue;
+    if (!recipe.offered(state, snapshot, variant)) continue;
     const event = recipe.build(snapshot);
     if (event) events.push({ ...event, label: recipe.label });
   }
@@ -246,7 +325,18 @@ function abstractState(s: Snapshot): string {
     batch: c.batchOpen ? c.batch.map(recordSummary) : [],
     batchOpen: c.batchOpen,
     hitLimit: c.batchHitToolLimit,
-    failure: c.failure?.code ?? "",
+    failure: c.failure ? `${c.failure.code} in ${c.failedIn}` : "",
+    retrying: c.retrying,
+    // onModelError is told the attempt: a first failure, or a request that failed again after a retry
+    retried: c.modelErrorAttempts > 0,
+    contextBuilt: c.contextBuilt,
+    compactNow: c.compactNow !== undefined,
+    overflowCompacted: c.overflowCompacted,
+    tokensExhausted: tokensExhausted(c),
+    // what the last answer was: follow-ups are taken only after an answer without tool calls
+    response: c.response ? (c.response.toolCalls.length ? "tools" : "text") : "",
+    inbox: [c.inbox.steering.length, c.inbox.followUp.length],
+    repeat: `${c.repeat.key}×${c.repeat.count}${c.repeat.refused ? " refused" : ""}`,
     stop: c.stopReason ?? "",
     aborted: aborted(c),
     late: timedOut(c),
@@ -267,8 +357,8 @@ function abstractOf(s: Snapshot): string {
 
 /**
  * Snapshots reached by an event that changed nothing the model sees (a text delta while streaming, a permission
- * question announced, a tool start): the event's edge is taken, and the path ends there, since its continuation
- * would repeat the one without the event.
+ * question announced, a tool start, a subagent's event relayed): the event's edge is taken, and the path ends there,
+ * since its continuation would repeat the one without the event. (Simple paths never take such self-loops otherwise.)
  */
 const echoes = new WeakMap<Snapshot, string>();
 
@@ -386,12 +476,22 @@ function replay(variant: Variant, path: StatePath<Snapshot, LabelledEvent>, take
 }
 
 const VARIANTS: readonly Variant[] = [
-  { name: "one model call, every model output", maxTurns: 1, maxToolCalls: 1, outputs: ALL_OUTPUTS },
-  // A second turn: the loop back to call_model, a budget spent by the first turn, limits met after tool results.
-  // (Invalid JSON, invalid input and a truncated response take the same edges as an unknown tool.)
-  { name: "two model calls", maxTurns: 2, maxToolCalls: 1, outputs: ["text", "validCall", "unknownTool", "twoCalls"] },
+  // (A context overflow repeats the whole model call after compaction: it has its own variant, below.)
+  { name: "one model call, every model output", maxTurns: 1, maxToolCalls: 1, outputs: ALL_OUTPUTS.filter((o) => o !== "contextOverflow") },
+  // A second turn: the loop back through build_context (no work there without turn hooks), a budget spent by the
+  // first turn.
+  { name: "two model calls", maxTurns: 2, maxToolCalls: 1, outputs: ["text", "validCall"] },
   // Two calls of one response both allowed: the only way a call can still await execution when recover runs.
   { name: "two tool calls may run", maxTurns: 1, maxToolCalls: 2, outputs: ["twoCalls"] },
+  // Turn hooks make build_context work before every model call (shouldStopAfterTurn may stop the run there);
+  // beforeToolCall may block calls.
+  { name: "turn hooks", maxTurns: 2, maxToolCalls: 1, outputs: ["validCall", "modelError"], hooks: TURN_HOOKS },
+  // onModelError decides about a failed request: retry it, continue with a note, or stop; a context overflow is
+  // compacted and retried once first.
+  { name: "onModelError", maxTurns: 1, maxToolCalls: 1, outputs: ["text", "modelError", "contextOverflow"], hooks: MODEL_ERROR_HOOK },
+  { name: "maxTokens", maxTurns: 2, maxToolCalls: 1, outputs: ["validCall"], maxTokens: USAGE.input + USAGE.output },
+  { name: "queued messages", maxTurns: 2, maxToolCalls: 1, outputs: ["text"], inbox: true },
+  { name: "repeated calls", maxTurns: 3, maxToolCalls: 3, outputs: ["validCall"], maxRepeatedCalls: 1 },
   // query() requires maxTurns ≥ 1; the machine itself accepts 0, and its build_context guards it.
   { name: "maxTurns 0 (machine input only)", maxTurns: 0, maxToolCalls: 1, outputs: ["text"] },
   { name: "signal aborted before the start", maxTurns: 2, maxToolCalls: 1, outputs: ["text"], abortedAtStart: true },

@@ -68,7 +68,15 @@ const step: fc.Arbitrary<ScriptedStep> = fc.oneof(
   {
     weight: 1,
     arbitrary: fc
-      .record({ text: sometimes(text, 1, 2), delayMs, error: fc.record({ status: fc.constantFrom(400, 429, 500), message: fc.constantFrom("bad request", "upstream exploded") }) })
+      .record({
+        text: sometimes(text, 1, 2),
+        delayMs,
+        error: fc.oneof(
+          fc.record({ status: fc.constantFrom(400, 429, 500), message: fc.constantFrom("bad request", "upstream exploded") }),
+          // a context overflow: one compaction and one retry per run
+          fc.constant({ status: 400, code: "context_length_exceeded", message: "maximum context length exceeded" }),
+        ),
+      })
       .map(defined),
   },
 );
@@ -201,9 +209,18 @@ function checkRun(c: Case, o: Observed): void {
   if (end.reason === "final_answer") expect(end.error).toBeUndefined();
   else expect(end.error, `a ${end.reason} run says why`).toMatchObject({ code: expect.any(String), message: expect.any(String) });
 
-  // Limits: model calls ≤ maxTurns, tool executions ≤ maxToolCalls (both as reported and as really run).
-  expect(o.modelCalls, "model calls").toBeLessThanOrEqual(c.maxTurns);
+  // Limits: model calls ≤ maxTurns, tool executions ≤ maxToolCalls (both as reported and as really run). A request
+  // that overflowed the context window is compacted and retried once, as the same turn; a second overflow ends the run.
+  const played = c.steps.slice(0, o.modelCalls);
+  const overflows = played.flatMap((s, i) => (s.error?.code === "context_length_exceeded" ? [i] : []));
+  const retried = overflows.length > 0 && overflows[0] < o.modelCalls - 1 ? 1 : 0;
+  expect(o.modelCalls, "model calls").toBeLessThanOrEqual(c.maxTurns + retried);
   expect(end.turns).toBeLessThanOrEqual(c.maxTurns);
+  expect(overflows.length, "never a cascade of compactions").toBeLessThanOrEqual(2);
+  if (overflows.length === 2) {
+    expect(overflows[1], "the second overflow ends the run").toBe(o.modelCalls - 1);
+    if (end.reason !== "user_abort" && end.reason !== "timeout") expect(end).toMatchObject({ reason: "model_error", error: { code: "CONTEXT_OVERFLOW" } });
+  }
   const starts = events.filter((e) => e.type === "tool_start");
   expect(starts.length, "tool_start events").toBeLessThanOrEqual(c.maxToolCalls);
   expect(o.executions, "tool executions").toBeLessThanOrEqual(c.maxToolCalls);
@@ -258,6 +275,8 @@ function checkRun(c: Case, o: Observed): void {
   expect(states.map((l) => l.state)).toEqual([...reported, "done"]);
 }
 
+const RUNS = Number(process.env.STATECRAFT_PROPERTY_RUNS ?? 100);
+
 describe("property: random scripts through query()", () => {
   it("every run terminates with one final turn_end, stays within its limits, answers every tool call and leaves a valid trace", async () => {
     await fc.assert(
@@ -270,7 +289,8 @@ describe("property: random scripts through query()", () => {
           removeDir(cwd);
         }
       }),
-      { numRuns: 100 },
+      // More runs for a deeper search: STATECRAFT_PROPERTY_RUNS=2000 npx vitest run test/engine/property.test.ts
+      { numRuns: RUNS },
     );
-  }, 60_000);
+  }, Math.max(60_000, RUNS * 600));
 });
