@@ -1,7 +1,7 @@
 // Builds dist/ from src/: the TypeScript compile, then the non-TypeScript assets a built package needs
 // (the demo's sample project, the inspector's page). Runs on `npm install`/`npm ci` through "prepare".
 import { execFileSync } from "node:child_process";
-import { chmodSync, cpSync, existsSync } from "node:fs";
+import { chmodSync, cpSync, existsSync, mkdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -18,5 +18,12 @@ for (const assets of ["demo/sample", "demo/scenario.json", "inspect/page"]) {
   const from = join(root, "src", assets);
   if (existsSync(from)) cpSync(from, join(root, "dist", assets), { recursive: true });
 }
+// The inspector's diagram library, vendored next to its page: an installed package has no devDependencies.
+const mermaidDir = dirname(require.resolve("mermaid/package.json"));
+const vendor = join(root, "dist", "inspect", "page", "vendor");
+mkdirSync(vendor, { recursive: true });
+cpSync(join(mermaidDir, "dist", "mermaid.min.js"), join(vendor, "mermaid.min.js"));
+cpSync(join(mermaidDir, "LICENSE"), join(vendor, "mermaid.LICENSE"));
+
 const cli = join(root, "dist", "cli", "main.js");
 if (existsSync(cli)) chmodSync(cli, 0o755);

@@ -46,3 +46,6 @@ export { createPermissionPolicy } from "./permissions/policy.js";
 export { parseRule, type PermissionRule } from "./permissions/rules.js";
 export { PERMISSION_MODES, type PermissionPolicy, type PolicyVerdict, type PolicyContext } from "./permissions/types.js";
 export type { PermissionSubjectKind } from "./tools/define-tool.js";
+export { startInspector, type Inspector, type InspectorOptions } from "./inspect/server.js";
+export type { InspectedRun } from "./inspect/run.js";
+export { machineChart, chartFromDefinition, type MachineChart, type ChartState, type ChartEdge } from "./inspect/chart.js";

@@ -42,6 +42,12 @@ export interface QueryOptions extends AgentHooks {
   maxTokens?: number;
   /** The deepest subagent level allowed in the whole tree, counted from this run (0) (default 2). */
   maxDelegationDepth?: number;
+  /**
+   * Serve the browser inspector for this run on 127.0.0.1 (port 0: a free one). The first event is
+   * `{ type: "inspector", url }`. While a page is connected, a permission request waits for the page (or `onAsk`).
+   * The inspector closes when the run ends unless `keepOpen` (then it serves while the process lives).
+   */
+  inspect?: { port?: number; keepOpen?: boolean };
 }
 
 /** Which queued messages enter at once: one per model call (default), or all that are queued. */

@@ -21,7 +21,9 @@ import {
   type QueryOptions,
   type QueueMode,
 } from "./options.js";
-import { PERMISSION_MODES } from "./permissions/types.js";
+import { PERMISSION_MODES, type PermissionOptions } from "./permissions/types.js";
+import { startInspector, type Inspector } from "./inspect/server.js";
+import type { InspectedRun } from "./inspect/run.js";
 import type { AnyTool } from "./tools/define-tool.js";
 import { auditWriter } from "./trace/audit-writer.js";
 import { secretValues } from "./trace/redact.js";
@@ -100,6 +102,9 @@ async function* runEngine(
   const refusal = lifecycle.refuse?.();
   if (refusal) throw refusal;
   const { input } = prepared;
+  const inspector = options.inspect ? await startInspector({ port: options.inspect.port ?? 0 }) : undefined;
+  const inspected = inspector?.attach({ sessionId: input.sessionId, input: input.userInput, runOptions: prepared.runOptions });
+  if (inspector && inspected) input.deps.permissions = askThroughInspector(input.deps.permissions, inspector, inspected);
   const logger = options.logger ?? defaultLogger();
   const reportWriteFailure = (error: Error) => logger.error({ err: error.message, sessionId: input.sessionId }, "statecraft: trace write failed");
   const secrets = secretValues();
@@ -136,7 +141,8 @@ async function* runEngine(
     auditWriter({ file: join(input.cwd, ".agent", "audit.jsonl"), secrets, onError: reportWriteFailure }),
   ];
 
-  const actor = createActor(engineMachine, { input, inspect: observeEngine([...writers, bridge]) });
+  if (inspector) push({ type: "inspector", url: inspector.url });
+  const actor = createActor(engineMachine, { input, inspect: observeEngine([...writers, ...(inspected ? [inspected.observer] : []), bridge]) });
   lifecycle.started?.(actor);
   let finished = false;
   let crash: unknown;
@@ -194,6 +200,8 @@ async function* runEngine(
     };
     // The session is free again before the caller sees the end (it may start the next run right away).
     settle();
+    inspected?.publish(turnEnd);
+    inspected?.end();
     yield turnEnd;
     const messages: Message[] = context.messages.filter((m) => m.role !== "system");
     return {
@@ -213,6 +221,11 @@ async function* runEngine(
     settle();
     options.signal?.removeEventListener("abort", abort);
     for (const writer of writers) writer.close();
+    inspected?.end();
+    if (inspector) {
+      if (options.inspect?.keepOpen) inspector.unref();
+      else await inspector.close();
+    }
   }
 }
 
@@ -257,6 +270,12 @@ export function prepare(userInput: string, options: QueryOptions, placement: Run
   }
   if (permissions.onAsk !== undefined && typeof permissions.onAsk !== "function") throw fail("options.permissions.onAsk must be a function");
   if (options.systemPrompt !== undefined && typeof options.systemPrompt !== "string") throw fail("options.systemPrompt must be a string");
+  if (options.inspect !== undefined) {
+    const port = (options.inspect as { port?: unknown } | null)?.port;
+    if (options.inspect === null || typeof options.inspect !== "object" || (port !== undefined && (typeof port !== "number" || !Number.isInteger(port) || port < 0 || port > 65535))) {
+      throw fail("options.inspect must be { port?: number (0-65535; 0 picks a free port), keepOpen?: boolean }");
+    }
+  }
   const traceFile =
     options.traceFile === false
       ? false
@@ -349,5 +368,29 @@ export function prepare(userInput: string, options: QueryOptions, placement: Run
     traceFile,
     runOptions,
     ...(placement.forkedAt ? { forkedAt: placement.forkedAt } : {}),
+  };
+}
+
+/**
+ * While a page of the inspector is connected, a permission question goes to the page too: the first answer (page or
+ * `onAsk`) wins and the other question is withdrawn. With no page connected, `onAsk` (or deny) as usual.
+ */
+function askThroughInspector(permissions: PermissionOptions, inspector: Inspector, inspected: InspectedRun): PermissionOptions {
+  const terminal = permissions.onAsk;
+  return {
+    ...permissions,
+    onAsk: async (request) => {
+      if (inspector.pages === 0) return terminal ? terminal(request) : "deny";
+      const answered = new AbortController();
+      const withdraw = request.signal ? AbortSignal.any([request.signal, answered.signal]) : answered.signal;
+      const fromPage = inspected.requestPermission(request, { signal: withdraw });
+      const fromTerminal = terminal ? Promise.resolve(terminal({ ...request, signal: withdraw })) : new Promise<never>(() => {});
+      try {
+        return await Promise.race([fromPage, fromTerminal]);
+      } finally {
+        answered.abort();
+        fromPage.catch(() => undefined);
+      }
+    },
   };
 }

@@ -95,7 +95,7 @@ async function decide(call: ToolCall, tool: AnyTool, input: AskPermissionInput, 
   } else {
     input.parent.send({ type: "permission.asked", call, reason: verdict.reason });
     const onAsk = input.onAsk;
-    const answer = await abortable(Promise.resolve(onAsk({ call: { id: call.id, name: call.name, input: call.input }, reason: verdict.reason })), signal);
+    const answer = await abortable(Promise.resolve(onAsk({ call: { id: call.id, name: call.name, input: call.input }, reason: verdict.reason, signal })), signal);
     if (!ANSWERS.includes(answer)) {
       throw new AgentError(
         "HOOK_FAILED",

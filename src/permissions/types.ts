@@ -16,6 +16,8 @@ export interface PermissionRequest {
   call: { id: string; name: string; input: unknown };
   /** Why it is asked (the mode or the `ask` rule that asked), in words for a person. */
   reason: string;
+  /** Fires when the question no longer needs an answer (answered elsewhere, e.g. in the inspector, or the run ended). */
+  signal?: AbortSignal;
 }
 
 export interface PermissionOptions {

@@ -277,7 +277,9 @@ describe("stop reasons, with exact event sequences", () => {
       }),
     );
     expect(result.reason).toBe("final_answer");
-    expect(asked).toEqual([{ call: { id: expect.stringMatching(/^call_/), name: "write_note", input: { note: "n" } }, reason: expect.any(String) }]);
+    expect(asked).toEqual([
+      { call: { id: expect.stringMatching(/^call_/), name: "write_note", input: { note: "n" } }, reason: expect.any(String), signal: expect.any(AbortSignal) },
+    ]);
     expect(outline(events)).toContain("permission_request");
     const request = events.find((e) => e.type === "permission_request") as Extract<AgentEvent, { type: "permission_request" }>;
     expect(request.call).toMatchObject({ name: "write_note", input: { note: "n" } });
