@@ -26,6 +26,9 @@ export const callModelActor = fromPromise<ModelResponse, CallModelInput>(async (
   }
   try {
     for await (const event of input.model.stream(request, { signal })) {
+      // The engine left the model state (abort, timeout) while this event was on its way: the call is over, and
+      // nothing more is relayed to a machine that has moved on.
+      if (signal.aborted) throw signal.reason;
       if (event.type === "response") return event.response;
       input.parent.send({ type: "model.stream", event });
     }
