@@ -152,11 +152,14 @@ describe("statecraft chat on a terminal", { timeout: 60_000 }, () => {
     expect(users).toEqual(["hello there", "a slow one", "and again"]);
   });
 
-  it("Ctrl-C at the prompt leaves (exit 0)", async () => {
+  it.each([
+    ["Ctrl-C", "\u0003"],
+    ["Ctrl-D", "\u0004"],
+  ])("%s at the prompt leaves (exit 0)", async (_key, key) => {
     const dir = workspace([{ text: "unused" }]);
     const cli = onTerminal(["chat", "--model", "script:case.json"], dir);
     await cli.waitFor("› ");
-    cli.write("\u0003");
+    cli.write(key);
     const result = await cli.done;
     expect(result.code).toBe(0);
   });
