@@ -157,7 +157,9 @@ async function* runEngine(
       wake?.();
     },
   });
-  const abort = () => actor.send({ type: "ABORT" });
+  const abort = () => {
+    if (actor.getSnapshot().status === "active") actor.send({ type: "ABORT" });
+  };
   let settled = false;
   const settle = () => {
     if (settled) return;

@@ -17,11 +17,6 @@ export function batchAwaitsPermission(context: { batch: readonly CallRecord[] })
   return context.batch.some((r) => r.status === "pending");
 }
 
-/** Some call of the batch is allowed and has not run yet. */
-export function batchAwaitsExecution(context: { batch: readonly CallRecord[] }): boolean {
-  return context.batch.some((r) => r.status === "allowed");
-}
-
 /** A tool failed in a way that ends the run. */
 export function fatalToolError(context: { batch: readonly CallRecord[] }): boolean {
   return context.batch.some((r) => r.fatal === true);

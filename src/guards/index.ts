@@ -6,7 +6,6 @@ export {
   modelRequestedTools,
   batchHasErrors,
   batchAwaitsPermission,
-  batchAwaitsExecution,
   fatalToolError,
   runFailed,
   permissionDenied,

@@ -11,7 +11,6 @@ import type { ModelErrorAction } from "../hooks.js";
 import type { ModelResponse } from "../models/model.js";
 import {
   aborted,
-  batchAwaitsExecution,
   batchAwaitsPermission,
   batchHasErrors,
   batchHitToolLimit,
@@ -107,7 +106,6 @@ export const engineMachine = setup({
     modelRequestedTools: ({ event }) => modelRequestedTools(doneOutput<ModelResponse>(event)),
     batchHasErrors: ({ context }) => batchHasErrors(context),
     batchAwaitsPermission: ({ context }) => batchAwaitsPermission(context),
-    batchAwaitsExecution: ({ context }) => batchAwaitsExecution(context),
     batchHitToolLimit: ({ context }) => batchHitToolLimit(context),
     fatalToolError: ({ context }) => fatalToolError(context),
     permissionDenied: ({ event }) => permissionDenied(doneOutput<PermissionStep[]>(event)),
@@ -363,7 +361,8 @@ export const engineMachine = setup({
             permissions: context.deps.permissions,
             model: context.deps.model,
             relay: (event: AgentEvent) => {
-              if (event.type === "subagent_event") self.send({ type: "subagent.event", event });
+              // A subagent may still report while its parent is leaving execute_tool.
+              if (event.type === "subagent_event" && self.getSnapshot().status === "active") self.send({ type: "subagent.event", event });
             },
           },
           parent: self,
@@ -394,7 +393,6 @@ export const engineMachine = setup({
         { guard: and(["runFailed", not("modelErrorHookApplies")]), target: "done", actions: "stopWithFailure" },
         { guard: "fatalToolError", target: "done" },
         { guard: "batchAwaitsPermission", target: "ask_permission" },
-        { guard: "batchAwaitsExecution", target: "execute_tool" },
         { guard: not("runFailed"), target: "append_tool_result" },
       ],
       // Reached only for a failed model request that onModelError decides about.

@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { aborted, timedOut, toolCallsExhausted, turnsExhausted } from "../../src/guards/index.js";
 import {
-  batchAwaitsExecution,
   batchAwaitsPermission,
   batchHasErrors,
   fatalToolError,
@@ -70,11 +69,9 @@ describe("batch guards", () => {
     expect(batchHasErrors({ batch: [record({ error: err })] })).toBe(true);
     expect(batchHasErrors({ batch: [record({ error: err, result: { content: "x", isError: true } })] })).toBe(false);
   });
-  it("batchAwaitsPermission and batchAwaitsExecution follow call status", () => {
+  it("batchAwaitsPermission follows call status", () => {
     expect(batchAwaitsPermission({ batch: [record({ status: "pending" })] })).toBe(true);
     expect(batchAwaitsPermission({ batch: [record({ status: "allowed" })] })).toBe(false);
-    expect(batchAwaitsExecution({ batch: [record({ status: "allowed" })] })).toBe(true);
-    expect(batchAwaitsExecution({ batch: [record({ status: "finished" })] })).toBe(false);
   });
   it("fatalToolError and permissionDenied", () => {
     expect(fatalToolError({ batch: [record({ fatal: true })] })).toBe(true);
