@@ -15,7 +15,9 @@ export class TraceDetails {
   of(entered: StateEntered): Record<string, unknown> {
     const { state, context, event } = entered;
     const details: Record<string, unknown> = {};
-    if (state === "build_context") {
+    // The run's request and options, once: on its first line. A later build_context (before each further model call)
+    // carries what led into it, like any state: the model's answer when a queued message keeps the run going.
+    if (state === "build_context" && entered.from === undefined) {
       details.input = context.userInput;
       details.options = this.runOptions;
       return details;

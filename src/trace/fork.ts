@@ -150,8 +150,9 @@ function initialConversation(session: TraceSession, runs: TraceLine[][], index: 
   const forked = (run.lines[0] as { forkedAt?: unknown } | undefined)?.forkedAt !== undefined;
   // A fork without a prompt adds no user message of its own.
   const request: Message[] = forked && run.input === "" ? [] : [{ role: "user", content: run.input }];
-  const first = run.modelCalls[0]?.messages;
-  const earlier = first === undefined ? undefined : first - system.length - request.length;
+  const firstCall = run.modelCalls[0];
+  const claimed = firstCall ? claimedBy(run.lines[run.lines.findIndex((l) => l.seq === firstCall.seq)]).length : 0;
+  const earlier = firstCall?.messages === undefined ? undefined : firstCall.messages - system.length - request.length - claimed;
   if (!options?.continued && !forked) return [...system, ...request];
   if (index > 0) {
     const previous = analyseRun(runs[index - 1], index - 1);
@@ -185,6 +186,7 @@ function walk(run: RecordedRun, initial: Message[], index: number): Omit<ForkSta
   let open: { batch: RecordedBatch; at: number; response: RecordedResponse } | undefined;
   const batches = new Map(run.batches.map((b) => [b.seq, b]));
   let streamed = false;
+  let previousState: TraceLine | undefined;
   for (let i = 0; i <= index; i++) {
     const line = run.lines[i];
     if (line.kind === "compaction") {
@@ -192,7 +194,18 @@ function walk(run: RecordedRun, initial: Message[], index: number): Omit<ForkSta
     }
     if (!isState(line)) continue;
     const details = detailsOf(line);
-    if (line.state === "call_model") streamed = false;
+    if (line.state === "build_context" && isState(previousState, "recover") && detailsOf(previousState).error) {
+      // onModelError said continue: what was streamed is kept, cut off, and a note asks the model to go on.
+      if (streamed) messages.push({ role: "assistant", content: PARTIAL_TEXT, cutOff: true });
+      const failure = detailsOf(previousState).error as { message?: string };
+      messages.push({ role: "user", content: `[The previous model request failed: ${failure.message ?? ""}. Continue from where you were.]` });
+      streamed = false;
+    }
+    if (line.state === "call_model") {
+      streamed = false;
+      // Messages a session queued join the conversation just before the call (build_context takes them).
+      for (const content of claimedBy(line)) messages.push({ role: "user", content });
+    }
     if (line.state === "stream_text") streamed = true;
     const call = run.modelCalls.find((c) => c.outcome.kind === "response" && c.outcome.seq === line.seq);
     if (call && call.outcome.kind === "response") {
@@ -206,6 +219,7 @@ function walk(run: RecordedRun, initial: Message[], index: number): Omit<ForkSta
         messages.push(assistantWithCalls(response, batch));
       }
     }
+    previousState = line;
     if ((line.state === "append_tool_result" || line.state === "done") && open) {
       if (line.state === "done" && streamed) pushCutOff(messages, details);
       for (const c of open.batch.calls) {
@@ -225,6 +239,15 @@ function walk(run: RecordedRun, initial: Message[], index: number): Omit<ForkSta
     if (last?.role === "assistant" && last.cutOff) messages.pop();
   }
   return { messages };
+}
+
+/** What a failed request streamed before a retry or a continue is not in the trace; that there was some is. */
+const PARTIAL_TEXT = "(text streamed before the request failed; not in the trace)";
+
+/** The queued messages a call_model line says the run took in just before the call. */
+function claimedBy(line: TraceLine | undefined): string[] {
+  const claimed = line ? (detailsOf(line).claimed as { messages?: unknown } | undefined) : undefined;
+  return Array.isArray(claimed?.messages) ? claimed.messages.filter((m): m is string => typeof m === "string") : [];
 }
 
 function pushCutOff(messages: Message[], details: Record<string, unknown>): void {

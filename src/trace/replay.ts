@@ -5,9 +5,11 @@ import { AgentError } from "../errors/agent-error.js";
 import type { RunUsage } from "../events.js";
 import { engineMachine } from "../machine/engine.js";
 import { observeEngine, type EngineObserver, type StateEntered } from "../machine/observe.js";
-import type { Message } from "../models/messages.js";
+import type { BeforeToolCallResult, ModelErrorAction } from "../hooks.js";
+import type { Inbox } from "../machine/context.js";
+import type { Message, ToolCall } from "../models/messages.js";
 import type { Model, ModelRequest, ModelResponse, ModelStreamEvent } from "../models/model.js";
-import type { QueryOptions } from "../options.js";
+import type { QueryOptions, QueueMode } from "../options.js";
 import type { PermissionMode, PermissionPolicy, PermissionRequest, PolicyVerdict } from "../permissions/types.js";
 import { prepare } from "../query.js";
 import { defineTool, type AnyTool, type ToolContext, type ToolOutput } from "../tools/define-tool.js";
@@ -122,6 +124,9 @@ interface StopPlan {
   batch?: RecordedBatch;
 }
 
+/** Hooks whose effect the trace records, so the replay can play them back. */
+const PLAYED_HOOKS: ReadonlySet<string> = new Set(["onModelError", "shouldStopAfterTurn", "beforeToolCall", "afterToolCall", "transformContext"]);
+
 /** The deadline timer's delay in a replay: a marker the replay's clock recognises (it is never waited for). */
 const DEADLINE_MARKER = 2_000_000_017;
 
@@ -150,6 +155,8 @@ class RunReplay {
   private reached = false;
   private finished = false;
   private readonly decided = new Set<RecordedCall>();
+  /** Messages queued during the recorded run, by the model call (index) whose start they are sent at. */
+  private queued = new Map<number, Array<{ source: "steering" | "follow_up"; content: string }>>();
   private lastDecided?: RecordedCall;
 
   constructor(
@@ -207,6 +214,10 @@ class RunReplay {
       ...(o.maxRepeatedCalls !== undefined ? { maxRepeatedCalls: o.maxRepeatedCalls } : {}),
       ...(o.maxTokens !== undefined ? { maxTokens: o.maxTokens } : {}),
       ...(o.maxDelegationDepth !== undefined ? { maxDelegationDepth: o.maxDelegationDepth } : {}),
+      // Hooks are code: stand-ins do what the trace shows the recorded ones did.
+      ...(o.hooks.includes("onModelError") ? { onModelError: () => this.recordedRecovery() } : {}),
+      ...(o.hooks.includes("shouldStopAfterTurn") ? { shouldStopAfterTurn: () => this.recordedStopAfterTurn() } : {}),
+      ...(o.hooks.includes("beforeToolCall") ? { beforeToolCall: (call: ToolCall) => this.recordedBeforeToolCall(call) } : {}),
     };
     let validId = true;
     try {
@@ -214,10 +225,15 @@ class RunReplay {
     } catch {
       validId = false;
     }
+    const queued = this.queuedMessages();
     const prepared = prepare(this.recording.input, queryOptions, {
       ...(validId ? { sessionId: this.sessionId } : {}),
       history: this.placeholderHistory(),
+      inbox: queued.initial,
+      steeringMode: queued.steeringMode,
+      followUpMode: queued.followUpMode,
     });
+    this.queued = queued.later;
     this.recorder.details = new TraceDetails(prepared.runOptions);
 
     const machine = engineMachine.provide({
@@ -257,8 +273,9 @@ class RunReplay {
     await ended;
     this.finished = true;
     actor.stop();
-    if (this.options.hooks.length > 0) {
-      this.notes.push(`the recorded run had hooks (${this.options.hooks.join(", ")}); hooks are code, not in the trace, so the replay runs without them`);
+    const unplayed = this.options.hooks.filter((h) => !PLAYED_HOOKS.has(h));
+    if (unplayed.length > 0) {
+      this.notes.push(`the recorded run had hooks (${unplayed.join(", ")}) whose effect the trace does not hold; the replay runs without them`);
     }
     return { lines: this.recorder.lines, notes: this.notes };
   }
@@ -267,8 +284,71 @@ class RunReplay {
   private placeholderHistory(): Message[] {
     const first = this.recording.modelCalls[0]?.messages;
     if (!this.options.continued || first === undefined) return [];
-    const count = Math.max(0, first - (this.addsRequest() ? 1 : 0) - (this.options.systemPrompt ? 1 : 0));
+    const firstCall = this.recording.modelCalls[0];
+    const claimed = (detailsOf(this.recording.lines[firstCall.seq]).claimed as { messages?: unknown[] } | undefined)?.messages?.length ?? 0;
+    const count = Math.max(0, first - (this.addsRequest() ? 1 : 0) - (this.options.systemPrompt ? 1 : 0) - claimed);
     return Array.from({ length: count }, (_, i) => ({ role: "user" as const, content: `(earlier message ${i + 1} of the session, not in this run's trace)` }));
+  }
+
+  /**
+   * Messages a session queued during the recorded run (call_model's `claimed`): those claimed by the first call were
+   * queued before the run; a later one is sent when the model call before its claim starts, early enough for the
+   * engine to take it where it did.
+   */
+  private queuedMessages() {
+    const initial: Inbox = { steering: [], followUp: [] };
+    const later = new Map<number, Array<{ source: "steering" | "follow_up"; content: string }>>();
+    let steeringMode: QueueMode = "one-at-a-time";
+    let followUpMode: QueueMode = "one-at-a-time";
+    for (const call of this.recording.modelCalls) {
+      const claimed = (detailsOf(this.recording.lines[call.seq]).claimed ?? undefined) as { source?: unknown; messages?: unknown } | undefined;
+      if (!claimed || !Array.isArray(claimed.messages) || claimed.messages.length === 0) continue;
+      const source = claimed.source === "follow_up" ? "follow_up" : "steering";
+      const contents = claimed.messages.filter((m): m is string => typeof m === "string");
+      if (contents.length > 1) {
+        if (source === "steering") steeringMode = "all";
+        else followUpMode = "all";
+      }
+      if (call.index === 0) {
+        for (const content of contents) (source === "steering" ? initial.steering : initial.followUp).push({ role: "user", content });
+      } else {
+        const at = later.get(call.index - 1) ?? [];
+        for (const content of contents) at.push({ source, content });
+        later.set(call.index - 1, at);
+      }
+    }
+    return { initial, later, steeringMode, followUpMode };
+  }
+
+  /** onModelError: what the recorded run did after this recover line (a retry, a continue, or the end). */
+  private recordedRecovery(): ModelErrorAction {
+    const next = this.nextRecordedState(this.recorder.lastStateSeq);
+    if (isState(next, "call_model")) return { action: "retry" };
+    if (isState(next, "build_context")) return { action: "continue" };
+    return { action: "abort" };
+  }
+
+  /** shouldStopAfterTurn: true where the recorded run went from this build_context straight to done. */
+  private recordedStopAfterTurn(): boolean {
+    return isState(this.nextRecordedState(this.recorder.lastStateSeq), "done");
+  }
+
+  /** beforeToolCall: the block, edit or failure the recording shows for this call. */
+  private recordedBeforeToolCall(call: ToolCall): BeforeToolCallResult {
+    const where = this.recorder.calls.get(call.id);
+    const recorded = where ? this.recording.batches.find((b) => b.callIndex === where.callIndex)?.calls[where.position] : undefined;
+    if (!recorded) return undefined;
+    const content = recorded.result?.content ?? "";
+    if (!recorded.permission && content.startsWith("Blocked: ")) return { block: true, reason: content.slice("Blocked: ".length) };
+    const failed = recorded.result?.error;
+    if (!recorded.permission && failed?.code === "HOOK_FAILED") throw new Error(failed.message.replace(/^hook beforeToolCall failed: /, ""));
+    const decided = recorded.permission?.input;
+    if (decided !== undefined && !isDeepStrictEqual(decided, call.input)) return { input: decided };
+    return undefined;
+  }
+
+  private nextRecordedState(seq: number): TraceLine | undefined {
+    return this.recording.lines.slice(seq + 1).find((l) => l.kind === "state");
   }
 
   // ——— the model ———
@@ -313,7 +393,9 @@ class RunReplay {
     if (outcome.kind === "cut") return outcome.text ?? "";
     const last = call.index === this.recording.modelCalls.length - 1;
     const doneText = this.recording.done ? detailsOf(this.recording.done).text : undefined;
-    return last && typeof doneText === "string" ? doneText : "";
+    if (last && typeof doneText === "string") return doneText;
+    // What a failed request streamed before a retry or a continue is not in the trace; that there was some is.
+    return "(text streamed before the request failed; not in the trace)";
   }
 
   private recordedSummary(): string {
@@ -437,6 +519,11 @@ class RunReplay {
   // ——— stops from outside ———
 
   private afterLine(line: TraceLine): void {
+    if (isState(line, "call_model")) {
+      for (const m of this.queued.get(this.recorder.modelCallIndex) ?? []) {
+        this.actor?.send({ type: m.source === "steering" ? "inbox.steer" : "inbox.followUp", message: { role: "user", content: m.content } });
+      }
+    }
     const plan = this.plan;
     if (!plan || this.stopped || line.seq !== plan.atSeq) return;
     this.reached = true;
@@ -732,6 +819,9 @@ function normalise(line: TraceLine, refs: Map<string, string>): Record<string, u
   const list = (value: unknown) => (Array.isArray(value) ? (value as Array<Record<string, unknown>>) : undefined);
   if (isState(line, "build_context") && "input" in d) out.input = d.input;
   if ("messages" in d) out.messages = d.messages;
+  if (d.claimed && typeof d.claimed === "object") out.claimed = d.claimed;
+  if (d.compaction && typeof d.compaction === "object") out.compaction = d.compaction;
+  if (d.retry === true) out.retry = true;
   const response = d.response as Record<string, unknown> | undefined;
   if (response && typeof response === "object") {
     out.response = {
@@ -784,6 +874,9 @@ function usageOf(value: unknown): RunUsage | undefined {
 const FIELD_NAMES: Record<string, string> = {
   input: "the request",
   messages: "the number of messages sent to the model",
+  claimed: "the queued messages taken in",
+  compaction: "the compaction",
+  retry: "the retried request",
   response: "the model's output",
   calls: "the tool calls",
   run: "the calls run",

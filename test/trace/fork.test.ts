@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { query, scriptedModel, type Message } from "../../src/index.js";
+import { createSession, defineTool, query, scriptedModel, type Message } from "../../src/index.js";
 import { fork, forkStart } from "../../src/trace/fork.js";
 import { loadSession, type TraceSession } from "../../src/trace/session.js";
 import { replay } from "../../src/trace/replay.js";
@@ -133,6 +133,42 @@ describe("fork", () => {
     const next = scriptedModel([{ text: "still here" }]);
     await collect(query("more", { model: next, cwd, sessionId: second.sessionId, systemPrompt: "be brief" }));
     expect(next.requests[0].messages.map((m) => m.content)).toEqual(["be brief", "go", "Looking.", "echo: a", "", "echo: b", "grandchild", "more"]);
+  });
+
+  it("the rebuilt conversation has the messages a session queued and the notes of a continued model error", async () => {
+    let session!: ReturnType<typeof createSession>;
+    const tool = defineTool({
+      name: "steerer",
+      description: "Queues a message.",
+      inputSchema: { type: "object" },
+      risk: "read",
+      execute: () => {
+        session.steer("also this");
+        return "queued";
+      },
+    });
+    let failures = 0;
+    session = createSession({
+      model: scriptedModel([{ toolCalls: [{ name: "steerer", input: {} }] }, { text: "Half", error: { status: 500, message: "flaky" } }, { text: "All done." }]),
+      tools: [tool],
+      cwd,
+      onModelError: () => (++failures === 1 ? { action: "continue" } : undefined),
+    });
+    const run = session.query("start");
+    await collect(run);
+    const recorded = await loadSession(file, run.sessionId);
+    const lastCall = recorded.lines.filter((l) => stateOf(l) === "call_model").at(-1)!;
+    const model = scriptedModel([{ text: "forked" }]);
+    await collect(fork(recorded, { at: lastCall.seq, model, tools: [tool] }));
+    expect(model.requests[0].messages.map((m) => `${m.role}:${m.content}`)).toEqual([
+      "user:start",
+      "assistant:",
+      "tool:queued",
+      "user:also this",
+      "assistant:(text streamed before the request failed; not in the trace)",
+      "user:[The previous model request failed: model request failed (500): flaky. Continue from where you were.]",
+    ]);
+    expect((lastCall as { details: { messages: number } }).details.messages).toBe(6);
   });
 
   it("writes to the session's trace file, or where traceFile says", async () => {

@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import { readFileSync, statSync } from "node:fs";
-import { defineTool, scriptedModel, type Model, type ModelStreamEvent } from "../../src/index.js";
+import { join } from "node:path";
+import { createSession, defineTool, scriptedModel, type Model, type ModelStreamEvent } from "../../src/index.js";
 import { ENGINE_STATES } from "../../src/machine/states.js";
 import { STOP_REASONS } from "../../src/machine/stop-reasons.js";
 import { loadSession } from "../../src/trace/session.js";
@@ -267,6 +268,100 @@ describe("replay: every recorded run replays identical", () => {
     expect([...seenStates].filter((s) => (ENGINE_STATES as readonly string[]).includes(s)).sort()).toEqual([...ENGINE_STATES].sort());
     expect([...seenReasons].sort()).toEqual([...STOP_REASONS].sort());
     expect(seenStates.has("retry")).toBe(true);
+  });
+});
+
+describe("replay: the two-level loop's inputs from outside are played back", () => {
+  const replayOf = async (recorded: Recorded) => {
+    const session = await loadSession(recorded.file, recorded.sessionId);
+    const result = await replay(session);
+    expect(result.divergence, result.divergence ? [result.divergence.message, result.divergence.reason, ...result.divergence.context].join("\n") : "").toBeUndefined();
+    return { session, result };
+  };
+  const sessionRun = async (session: ReturnType<typeof createSession>, prompt: string): Promise<Recorded> => {
+    const run = session.query(prompt);
+    const events = [];
+    for (;;) {
+      const next = await run.next();
+      if (next.done) return { sessionId: run.sessionId, file: join(cwd, ".agent", "trace.jsonl"), events, result: next.value };
+      events.push(next.value);
+    }
+  };
+
+  it("steering and follow-up messages queued during the run enter where they entered", async () => {
+    let session!: ReturnType<typeof createSession>;
+    const steps = defineTool({
+      name: "steps",
+      description: "Queues messages as it runs.",
+      inputSchema: { type: "object" },
+      risk: "read",
+      execute: () => {
+        session.steer("also check the tests");
+        session.followUp("then summarise");
+        return "queued";
+      },
+    });
+    session = createSession({ model: scriptedModel([{ toolCalls: [{ name: "steps", input: {} }] }, { text: "checked" }, { text: "summary" }]), tools: [steps], cwd });
+    session.steer("before the start");
+    const recorded = await sessionRun(session, "go");
+    expect(recorded.result.text).toBe("summary");
+    const { session: trace } = await replayOf(recorded);
+    const claimed = trace.lines.filter((l) => (l as { details?: { claimed?: unknown } }).details?.claimed);
+    expect(claimed).toHaveLength(3);
+  });
+
+  it("onModelError: a retry and a continue", async () => {
+    let failures = 0;
+    const recorded = await record(cwd, "go", {
+      model: scriptedModel([
+        { error: { status: 500, message: "first failure" } },
+        { text: "Partial", error: { status: 502, message: "second failure" } },
+        { text: "Recovered." },
+      ]),
+      onModelError: () => (++failures === 1 ? { action: "retry" } : { action: "continue" }),
+    });
+    expect(recorded.result.text).toBe("Recovered.");
+    const { session } = await replayOf(recorded);
+    expect(session.lines.filter((l) => stateOf(l) === "recover")).toHaveLength(2);
+  });
+
+  it("beforeToolCall: a blocked call, an edited input, a hook that throws; afterToolCall replacing a result", async () => {
+    const recorded = await record(cwd, "go", {
+      model: scriptedModel([
+        {
+          toolCalls: [
+            { name: "echo", input: { text: "blocked" } },
+            { name: "echo", input: { text: "edit me" } },
+            { name: "echo", input: { text: "boom" } },
+            { name: "count", input: { n: 2 } },
+          ],
+        },
+        { text: "ok" },
+      ]),
+      tools: [echo, count],
+      beforeToolCall: (call) => {
+        const text = (call.input as { text?: string }).text;
+        if (text === "blocked") return { block: true, reason: "not today" };
+        if (text === "edit me") return { input: { text: "edited" } };
+        if (text === "boom") throw new Error("hook exploded");
+        return undefined;
+      },
+      afterToolCall: (call, result) => (call.name === "count" ? { content: `${result.content} (checked)`, isError: false } : undefined),
+    });
+    const results = recorded.events.filter((e) => e.type === "tool_result").map((e) => (e as { result: { content: string } }).result.content);
+    expect(results).toEqual(expect.arrayContaining(["Blocked: not today", "echo: edited", "1 2 (checked)"]));
+    await replayOf(recorded);
+  });
+
+  it("shouldStopAfterTurn ends the run where it did", async () => {
+    const recorded = await record(cwd, "go", {
+      model: scriptedModel([{ toolCalls: [{ name: "echo", input: { text: "a" } }] }, { text: "never" }]),
+      tools: [echo],
+      shouldStopAfterTurn: ({ turn }) => turn >= 1,
+    });
+    expect(recorded.result.reason).toBe("final_answer");
+    const { result } = await replayOf(recorded);
+    expect(result.replayed[0].map(stateOf).at(-2)).toBe("build_context");
   });
 });
 
