@@ -4,11 +4,12 @@ import { resolve } from "node:path";
 import { AgentError } from "../errors/agent-error.js";
 import type { AssistantMessage, AssistantToolCall, Message } from "../models/messages.js";
 import type { Model, ModelStreamEvent } from "../models/model.js";
-import type { QueryOptions } from "../options.js";
+import { planCompaction, SUMMARY_PREFIX } from "../compaction/compact.js";
+import { DEFAULT_KEEP_RECENT_TOKENS, type QueryOptions } from "../options.js";
 import { prepare, startRun, type QueryRun } from "../query.js";
 import { JsonlWriter } from "./jsonl-writer.js";
 import type { TraceLine } from "./format.js";
-import { analyseRun, detailsOf, isState, type RecordedBatch, type RecordedResponse, type RecordedRun } from "./recording.js";
+import { analyseRun, compactionsIn, compactionSummaries, detailsOf, isState, type RecordedBatch, type RecordedResponse, type RecordedRun } from "./recording.js";
 import { splitRuns, type ForkPoint, type TraceSession } from "./session.js";
 import { historyForModel, loadTranscript, transcriptPath } from "./transcript.js";
 
@@ -118,8 +119,10 @@ export function forkStart(session: TraceSession, at: number, run?: number): Fork
   if (recorded.problem && recorded.problem.kind !== "no_done" && recorded.problem.seq <= at) {
     throw new AgentError("INVALID_OPTIONS", `the trace can't be read up to seq ${at}: ${recorded.problem.message}`);
   }
-  const initial = initialConversation(session, runs, number - 1, recorded);
-  return { ...walk(recorded, initial, index), run: number, line: recorded.lines[index] };
+  const summaries = compactionSummaries(session.lines, analyseRun(runs[0], 0).options?.cwd, session.sessionId);
+  const rebuild: Rebuild = { session, runs, summaries, summaryOffset: (i) => runs.slice(0, i).reduce((n, lines) => n + compactionsIn(lines), 0) };
+  const initial = initialConversation(rebuild, number - 1, recorded);
+  return { ...walk(rebuild, recorded, initial, index), run: number, line: recorded.lines[index] };
 }
 
 /** The options a fork inherits from the recorded run unless it is given its own. */
@@ -143,8 +146,19 @@ function definedOnly<T extends object>(value: T): Partial<T> {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
+/** What rebuilding a session's conversation needs besides one run's lines. */
+interface Rebuild {
+  session: TraceSession;
+  runs: TraceLine[][];
+  /** Every compaction's summary in the session, in order (undefined where none is known). */
+  summaries: Array<string | undefined>;
+  /** How many compactions the runs before this one had. */
+  summaryOffset: (run: number) => number;
+}
+
 /** The run's conversation before its first model call: the system prompt, what came before, the request. */
-function initialConversation(session: TraceSession, runs: TraceLine[][], index: number, run: RecordedRun): Message[] {
+function initialConversation(rebuild: Rebuild, index: number, run: RecordedRun): Message[] {
+  const { session, runs } = rebuild;
   const options = run.options;
   const system: Message[] = options?.systemPrompt ? [{ role: "system", content: options.systemPrompt }] : [];
   const forked = (run.lines[0] as { forkedAt?: unknown } | undefined)?.forkedAt !== undefined;
@@ -157,8 +171,8 @@ function initialConversation(session: TraceSession, runs: TraceLine[][], index: 
   if (index > 0) {
     const previous = analyseRun(runs[index - 1], index - 1);
     try {
-      const before = initialConversation(session, runs, index - 1, previous);
-      const after = walk(previous, before, previous.lines.length - 1).messages.filter((m) => m.role !== "system");
+      const before = initialConversation(rebuild, index - 1, previous);
+      const after = walk(rebuild, previous, before, previous.lines.length - 1).messages.filter((m) => m.role !== "system");
       const history = historyForModel(after);
       if (earlier === undefined || history.length === earlier) return [...system, ...history, ...request];
     } catch {
@@ -181,17 +195,15 @@ function initialConversation(session: TraceSession, runs: TraceLine[][], index: 
  * its model call, a response with tool calls on parse_tool_call, the batch's results on append_tool_result (or done),
  * text cut off by a stop on done.
  */
-function walk(run: RecordedRun, initial: Message[], index: number): Omit<ForkStart, "run" | "line"> {
-  const messages = [...initial];
+function walk(rebuild: Rebuild, run: RecordedRun, initial: Message[], index: number): Omit<ForkStart, "run" | "line"> {
+  let messages = [...initial];
+  let compactions = rebuild.summaryOffset(run.index);
   let open: { batch: RecordedBatch; at: number; response: RecordedResponse } | undefined;
   const batches = new Map(run.batches.map((b) => [b.seq, b]));
   let streamed = false;
   let previousState: TraceLine | undefined;
   for (let i = 0; i <= index; i++) {
     const line = run.lines[i];
-    if (line.kind === "compaction") {
-      throw new AgentError("INVALID_OPTIONS", `the conversation was compacted at seq ${line.seq} and the trace does not hold the summary; fork at an earlier seq`);
-    }
     if (!isState(line)) continue;
     const details = detailsOf(line);
     if (line.state === "build_context" && isState(previousState, "recover") && detailsOf(previousState).error) {
@@ -203,6 +215,13 @@ function walk(run: RecordedRun, initial: Message[], index: number): Omit<ForkSta
     }
     if (line.state === "call_model") {
       streamed = false;
+      if (details.compaction !== undefined) {
+        const summary = rebuild.summaries[compactions++];
+        if (summary === undefined) {
+          throw new AgentError("INVALID_OPTIONS", `the conversation was compacted at seq ${line.seq} and neither the trace nor the session's transcript holds the summary; fork at an earlier seq`);
+        }
+        messages = compacted(messages, summary, keepFor(run, previousState));
+      }
       // Messages a session queued join the conversation just before the call (build_context takes them).
       for (const content of claimedBy(line)) messages.push({ role: "user", content });
     }
@@ -239,6 +258,28 @@ function walk(run: RecordedRun, initial: Message[], index: number): Omit<ForkSta
     if (last?.role === "assistant" && last.cutOff) messages.pop();
   }
   return { messages };
+}
+
+/** The conversation after a compaction, as build_context makes it: the summary, then the recent whole turns. */
+function compacted(messages: Message[], summary: string, keep: number): Message[] {
+  const system = messages[0]?.role === "system" ? messages[0] : undefined;
+  const body = system ? messages.slice(1) : [...messages];
+  const plan = planCompaction(body, keep);
+  return [...(system ? [system] : []), { role: "user", content: SUMMARY_PREFIX + summary }, ...(plan ? plan.recent : body)];
+}
+
+/** How many recent tokens a compaction kept: keepRecentTokens, or less after a context overflow (half the window). */
+function keepFor(run: RecordedRun, before: TraceLine | undefined): number {
+  const o = run.options;
+  const keep = o?.keepRecentTokens ?? DEFAULT_KEEP_RECENT_TOKENS;
+  // The build before this call followed a recover that handled an overflow.
+  const lines = run.lines;
+  const at = before ? lines.indexOf(before) : -1;
+  const recover = [...lines.slice(0, at)].reverse().find((l) => l.kind === "state" && !isState(l, "build_context"));
+  const overflow = isState(recover, "recover") && (detailsOf(recover).error as { code?: unknown } | undefined)?.code === "CONTEXT_OVERFLOW";
+  if (!overflow) return keep;
+  const half = o?.contextWindow ? Math.floor(o.contextWindow / 2) : keep;
+  return Math.min(keep, half);
 }
 
 /** What a failed request streamed before a retry or a continue is not in the trace; that there was some is. */

@@ -1,6 +1,8 @@
+import { existsSync, readFileSync } from "node:fs";
 import type { ErrorInfo } from "../errors/agent-error.js";
 import { ENGINE_STATES } from "../machine/states.js";
 import type { StateTraceLine, TraceLine } from "./format.js";
+import { transcriptPath } from "./transcript.js";
 
 /** A tool as the build_context line records it (its schema and how it runs; its code is not in the trace). */
 export interface RecordedTool {
@@ -401,4 +403,34 @@ export function readError(value: unknown): ErrorInfo | undefined {
   const e = value as Record<string, unknown>;
   if (typeof e.code !== "string" || typeof e.message !== "string") return undefined;
   return { code: e.code, message: e.message, ...(typeof e.status === "number" ? { status: e.status } : {}) };
+}
+
+/** The number of compactions a run's lines record (call_model lines with `compaction`). */
+export function compactionsIn(lines: readonly TraceLine[]): number {
+  return lines.filter((l) => isState(l, "call_model") && detailsOf(l).compaction !== undefined).length;
+}
+
+/**
+ * The summary of each compaction of a session, in order. The trace records that a compaction happened and its sizes;
+ * the summary text is taken from the line when a writer put it there, else from the session's transcript.
+ */
+export function compactionSummaries(lines: readonly TraceLine[], cwd: string | undefined, sessionId: string): Array<string | undefined> {
+  const fromTrace = lines
+    .filter((l) => isState(l, "call_model") && detailsOf(l).compaction !== undefined)
+    .map((l) => (detailsOf(l).compaction as { summary?: unknown }).summary)
+    .map((summary) => (typeof summary === "string" ? summary : undefined));
+  if (fromTrace.every((s) => s !== undefined) || cwd === undefined) return fromTrace;
+  const file = transcriptPath(cwd, sessionId);
+  if (!existsSync(file)) return fromTrace;
+  const fromTranscript: string[] = [];
+  for (const text of readFileSync(file, "utf8").split("\n")) {
+    if (!text.includes('"compaction"')) continue;
+    try {
+      const entry = JSON.parse(text) as { type?: unknown; summary?: unknown };
+      if (entry.type === "compaction" && typeof entry.summary === "string") fromTranscript.push(entry.summary);
+    } catch {
+      // a torn line: the transcript reader skips it too
+    }
+  }
+  return fromTrace.map((s, i) => s ?? fromTranscript[i]);
 }

@@ -18,6 +18,8 @@ import { TraceDetails } from "./details.js";
 import { TRACE_VERSION, type TraceLine } from "./format.js";
 import {
   analyseRun,
+  compactionsIn,
+  compactionSummaries,
   detailsOf,
   isState,
   readError,
@@ -85,9 +87,13 @@ export async function replay(session: TraceSession, options: ReplayOptions = {})
     result.divergence = divergenceAt(0, 1, "(no lines)", "(not replayed)", "the session has no lines", []);
     return result;
   }
+  const cwd = analyseRun(runs[0], 0).options?.cwd;
+  const summaries = compactionSummaries(session.lines, cwd, session.sessionId);
+  let compactions = 0;
   for (let i = 0; i < runs.length; i++) {
     const recorded = analyseRun(runs[i], i);
-    const outcome = await replayRun(recorded, session.sessionId);
+    const outcome = await replayRun(recorded, session.sessionId, summaries.slice(compactions));
+    compactions += compactionsIn(runs[i]);
     result.replayed.push(outcome.lines);
     const divergence = compareRun(recorded, outcome, runs.length, contextLines);
     if (divergence) {
@@ -130,10 +136,10 @@ const PLAYED_HOOKS: ReadonlySet<string> = new Set(["onModelError", "shouldStopAf
 /** The deadline timer's delay in a replay: a marker the replay's clock recognises (it is never waited for). */
 const DEADLINE_MARKER = 2_000_000_017;
 
-async function replayRun(run: RecordedRun, sessionId: string): Promise<RunOutcome> {
+async function replayRun(run: RecordedRun, sessionId: string, summaries: Array<string | undefined>): Promise<RunOutcome> {
   if (!run.build || !run.options) return { lines: [], notes: [], failure: run.problem?.message ?? "the run has no build_context line with its options" };
   try {
-    return await new RunReplay(run, run.options, sessionId).play();
+    return await new RunReplay(run, run.options, sessionId, summaries).play();
   } catch (error) {
     return { lines: [], notes: [], failure: `the replay could not start: ${(error as Error).message}` };
   }
@@ -163,6 +169,7 @@ class RunReplay {
     private readonly recording: RecordedRun,
     private readonly options: RecordedOptions,
     private readonly sessionId: string,
+    private readonly compactionSummaries: Array<string | undefined>,
   ) {
     this.plan = stopPlan(recording);
     this.recorder = new ReplayRecorder(sessionId, (line) => this.afterLine(line), () => this.checkStop());
@@ -206,9 +213,9 @@ class RunReplay {
         deny: o.permissions.deny,
         ...(o.permissions.onAsk ? { onAsk: (request: PermissionRequest) => this.answer(request) } : {}),
       },
-      ...(o.contextWindow !== undefined
-        ? { contextWindow: o.contextWindow, summarize: async () => this.recordedSummary() }
-        : {}),
+      ...(o.contextWindow !== undefined ? { contextWindow: o.contextWindow } : {}),
+      // Compaction (by the window, or after an overflow) summarises with the recorded summary; it never calls the model.
+      summarize: async () => this.recordedSummary(),
       ...(o.reserveTokens !== undefined ? { reserveTokens: o.reserveTokens } : {}),
       ...(o.keepRecentTokens !== undefined ? { keepRecentTokens: o.keepRecentTokens } : {}),
       ...(o.maxRepeatedCalls !== undefined ? { maxRepeatedCalls: o.maxRepeatedCalls } : {}),
@@ -399,13 +406,9 @@ class RunReplay {
   }
 
   private recordedSummary(): string {
-    const index = this.summaries++;
-    let seen = 0;
-    for (const line of this.recording.lines) {
-      const summary = (detailsOf(line).compaction as { summary?: unknown } | undefined)?.summary ?? (line as { summary?: unknown }).summary;
-      if (typeof summary !== "string") continue;
-      if (seen++ === index) return summary;
-    }
+    const summary = this.compactionSummaries[this.summaries++];
+    if (summary !== undefined) return summary;
+    this.notes.push("a compaction's summary is neither in the trace nor in the session's transcript; the replay summarises with a stand-in text");
     return "(the summary of this compaction is not in the trace)";
   }
 

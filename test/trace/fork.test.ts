@@ -3,7 +3,8 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { createSession, defineTool, query, scriptedModel, type Message } from "../../src/index.js";
 import { fork, forkStart } from "../../src/trace/fork.js";
-import { loadSession, type TraceSession } from "../../src/trace/session.js";
+import { loadTranscript } from "../../src/trace/transcript.js";
+import { loadSession, splitRuns, type TraceSession } from "../../src/trace/session.js";
 import { replay } from "../../src/trace/replay.js";
 import { collect, removeDir, tempDir } from "../support/engine.js";
 import { echo, readLines, record, stateOf, writeNote } from "./helpers.js";
@@ -169,6 +170,71 @@ describe("fork", () => {
       "user:[The previous model request failed: model request failed (500): flaky. Continue from where you were.]",
     ]);
     expect((lastCall as { details: { messages: number } }).details.messages).toBe(6);
+  });
+
+  it("at every model call of a varied run, the rebuilt conversation is exactly what the engine sent the model", async () => {
+    const model = scriptedModel([
+      {
+        thinking: "Plan.",
+        text: "Trying things.",
+        toolCalls: [
+          { name: "echo", input: { text: "a" } },
+          { name: "ghost", input: {} },
+          { name: "echo", rawArguments: "{bad json" },
+          { name: "write_note", input: { note: "n" } },
+        ],
+      },
+      { text: "Cut", toolCalls: [{ name: "echo", input: { text: "b" } }], finishReason: "length" },
+      { toolCalls: [{ name: "echo", input: { text: "c" }, id: "srv-1" }] },
+      { text: "Done." },
+    ]);
+    const recorded = await record(cwd, "vary", { model, tools: [echo, writeNote], systemPrompt: "sys", permissions: { onAsk: () => "allow" } });
+    expect(recorded.result.reason).toBe("final_answer");
+    // A second run of the session (its history from the first), whose first call a person's deny ends.
+    const next = scriptedModel([{ toolCalls: [{ name: "echo", input: { text: "d" } }, { name: "write_note", input: { note: "m" } }] }]);
+    const second = await record(cwd, "go on", { model: next, tools: [echo, writeNote], sessionId: recorded.sessionId, systemPrompt: "sys", permissions: { onAsk: () => "deny" } });
+    expect(second.result.reason).toBe("permission_denied");
+    const session = await loadSession(recorded.file, recorded.sessionId);
+    const runs = splitRuns(session.lines);
+    const requests = [model.requests, next.requests];
+    runs.forEach((lines, r) => {
+      const calls = lines.filter((l) => stateOf(l) === "call_model");
+      expect(calls).toHaveLength(requests[r].length);
+      calls.forEach((line, i) => expect(forkStart(session, line.seq, r + 1).messages, `run ${r + 1}, call ${i + 1}`).toEqual(requests[r][i].messages));
+    });
+    // At the end of the second run: the whole conversation as the transcript has it, the denied batch closed.
+    const end = forkStart(session, runs[1].at(-1)!.seq, 2).messages;
+    expect(end.filter((m) => m.role !== "system")).toEqual(loadTranscript(cwd, recorded.sessionId).messages);
+    expect(end.slice(-2).map((m) => m.content)).toEqual([
+      "Not run: another call in this response was denied.",
+      "Permission denied: write_note was denied when asked. write_note was not run.",
+    ]);
+  });
+
+  it("after a compaction the rebuilt conversation is the summary and the recent turns, as the engine had it", async () => {
+    const bulky = defineTool({ ...echo, name: "bulky", execute: () => "x".repeat(2000) });
+    const model = scriptedModel([
+      { toolCalls: [{ name: "bulky", input: { text: "1" } }] },
+      { toolCalls: [{ name: "bulky", input: { text: "2" } }] },
+      { toolCalls: [{ name: "bulky", input: { text: "3" } }] },
+      { text: "done" },
+    ]);
+    const recorded = await record(cwd, "start", {
+      model,
+      tools: [bulky],
+      contextWindow: 1500,
+      reserveTokens: 200,
+      keepRecentTokens: 600,
+      summarize: (messages) => `summary of ${messages.length} messages`,
+    });
+    const session = await loadSession(recorded.file, recorded.sessionId);
+    const calls = session.lines.filter((l) => stateOf(l) === "call_model");
+    expect(calls.some((l) => (l as { details: { compaction?: unknown } }).details.compaction)).toBe(true);
+    // At every model call, the rebuilt conversation is exactly what the engine sent.
+    calls.forEach((line, i) => {
+      const rebuilt = forkStart(session, line.seq).messages;
+      expect(rebuilt, `model call ${i + 1}`).toEqual(model.requests[i].messages);
+    });
   });
 
   it("writes to the session's trace file, or where traceFile says", async () => {

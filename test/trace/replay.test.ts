@@ -353,6 +353,36 @@ describe("replay: the two-level loop's inputs from outside are played back", () 
     await replayOf(recorded);
   });
 
+  it("compaction before an over-budget call, and after a context overflow, with the recorded summaries", async () => {
+    const bulky = defineTool({ ...echo, name: "bulky", execute: () => "x".repeat(2000) });
+    const windowed = await record(cwd, "start", {
+      model: scriptedModel([
+        { toolCalls: [{ name: "bulky", input: { text: "1" } }] },
+        { toolCalls: [{ name: "bulky", input: { text: "2" } }] },
+        { toolCalls: [{ name: "bulky", input: { text: "3" } }] },
+        { text: "done" },
+      ]),
+      tools: [bulky],
+      contextWindow: 1500,
+      reserveTokens: 200,
+      keepRecentTokens: 600,
+      summarize: (messages) => `summary of ${messages.length} messages`,
+    });
+    const { session } = await replayOf(windowed);
+    expect(session.lines.some((l) => l.kind === "compaction")).toBe(true);
+
+    const overflow = { error: { status: 400, code: "context_length_exceeded", message: "too long" } };
+    const overflowed = await record(cwd, "x", {
+      model: scriptedModel([{ toolCalls: [{ name: "bulky", input: { text: "a" } }] }, overflow, { text: "fits now" }]),
+      tools: [bulky],
+      contextWindow: 800,
+      reserveTokens: 0,
+      summarize: () => "short",
+    });
+    expect(overflowed.result.reason).toBe("final_answer");
+    await replayOf(overflowed);
+  });
+
   it("shouldStopAfterTurn ends the run where it did", async () => {
     const recorded = await record(cwd, "go", {
       model: scriptedModel([{ toolCalls: [{ name: "echo", input: { text: "a" } }] }, { text: "never" }]),
