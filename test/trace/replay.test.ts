@@ -1,13 +1,13 @@
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { createSession, defineTool, scriptedModel, type Model, type ModelStreamEvent } from "../../src/index.js";
+import { agentTool, createSession, defineTool, scriptedModel, type Model, type ModelStreamEvent } from "../../src/index.js";
 import { ENGINE_STATES } from "../../src/machine/states.js";
 import { STOP_REASONS } from "../../src/machine/stop-reasons.js";
 import { loadSession } from "../../src/trace/session.js";
 import { replay } from "../../src/trace/replay.js";
 import { removeDir, tempDir } from "../support/engine.js";
-import { ALL_TOOLS, busy, count, echo, record, sleepy, stateOf, stuck, writeNote, broken, fatal, type Recorded } from "./helpers.js";
+import { ALL_TOOLS, busy, count, echo, readLines, record, sleepy, stateOf, stuck, fatal, type Recorded } from "./helpers.js";
 
 let cwd: string;
 beforeEach(() => {
@@ -383,6 +383,21 @@ describe("replay: the two-level loop's inputs from outside are played back", () 
     await replayOf(overflowed);
   });
 
+  it("a run with a subagent: the parent and the child session each replay identical", async () => {
+    const child = scriptedModel([{ toolCalls: [{ name: "echo", input: { text: "deep" } }] }, { text: "child answer" }]);
+    const researcher = agentTool({ name: "researcher", description: "Researches.", model: child, tools: [echo] });
+    const recorded = await record(cwd, "ask the researcher", {
+      model: scriptedModel([{ toolCalls: [{ name: "researcher", input: { prompt: "look it up" } }] }, { text: "parent done" }]),
+      tools: [researcher],
+    });
+    expect(recorded.result.reason).toBe("final_answer");
+    const childId = readLines(recorded.file).find((l) => l.parentSession === recorded.sessionId)!.sessionId;
+    await replayOf(recorded);
+    const childSession = await loadSession(recorded.file, childId);
+    expect(childSession.parentSession).toBe(recorded.sessionId);
+    expect((await replay(childSession)).divergence).toBeUndefined();
+  });
+
   it("shouldStopAfterTurn ends the run where it did", async () => {
     const recorded = await record(cwd, "go", {
       model: scriptedModel([{ toolCalls: [{ name: "echo", input: { text: "a" } }] }, { text: "never" }]),
@@ -445,5 +460,3 @@ describe("replay plays the outside world back, it does not run it", () => {
     expect(readFileSync(recorded.file, "utf8").split("\n").filter(Boolean)).toHaveLength(session.lines.length);
   });
 });
-
-export { writeNote, broken };
