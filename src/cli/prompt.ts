@@ -139,6 +139,16 @@ export function createTerminalPrompter(options: TerminalPrompterOptions): Permis
           finish(answer, false);
         },
       };
+      // Answered elsewhere (the inspector's page): the question is withdrawn.
+      request.signal?.addEventListener(
+        "abort",
+        () => {
+          if (pending === undefined) return;
+          output.write(style.dim("(answered elsewhere)\n"));
+          finish("deny", false);
+        },
+        { once: true },
+      );
       // Raw mode before the question shows, so a key pressed as soon as it appears is read, not echoed.
       input.setRawMode?.(true);
       input.on("data", onData);

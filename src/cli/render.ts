@@ -103,7 +103,7 @@ export class HumanRenderer implements Renderer {
         // Shown by the question itself (prompt.ts) or by the demo's policy, which run before this event arrives.
         return;
       case "inspector":
-        this.line(`inspector: ${event.url}`);
+        // Said on stderr by the run itself (run-agent.ts), so stdout stays the answer.
         return;
       case "turn_end":
         this.pause();

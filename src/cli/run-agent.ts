@@ -45,6 +45,8 @@ export interface ExecuteRunOptions {
    * asks y/a/n, and without a terminal a call that must be asked is denied.
    */
   answer?: (request: PermissionRequest) => Promise<PermissionAnswer> | PermissionAnswer;
+  /** `--inspect [--port N]`: serve the inspector for this run. */
+  inspect?: { port?: number };
 }
 
 export interface RunOutcome {
@@ -124,6 +126,7 @@ export async function executeRun(options: ExecuteRunOptions): Promise<RunOutcome
       ...(params.systemPrompt !== undefined ? { systemPrompt: params.systemPrompt } : {}),
       ...(params.sessionId !== undefined ? { sessionId: params.sessionId } : {}),
       ...(params.traceFile !== undefined ? { traceFile: params.traceFile } : {}),
+      ...(options.inspect ? { inspect: options.inspect } : {}),
     });
   } catch (error) {
     if (error instanceof AgentError && error.code === "INVALID_OPTIONS") throw new UsageError(error.message.replace(/^options\./, ""));
@@ -147,6 +150,7 @@ export async function executeRun(options: ExecuteRunOptions): Promise<RunOutcome
   let end: TurnEnd | undefined;
   try {
     for await (const event of run) {
+      if (event.type === "inspector") io.stderr.write(`inspector: ${event.url}\n`);
       renderer.event(event);
       if (event.type === "state" && event.state === "call_model") lastBatch = [];
       else if (event.type === "tool_start") lastBatch.push({ call: event.call, started: true });
@@ -166,7 +170,7 @@ export async function executeRun(options: ExecuteRunOptions): Promise<RunOutcome
   logger.info({ reason: end.reason, sessionId: end.sessionId, turns: end.turns, toolCalls: end.toolCalls }, "run finished");
 
   if (end.reason === "permission_denied" && !interactive && options.answer === undefined) {
-    const denied = unaskedDenial(lastBatch, options.tools, permissions);
+    const denied = unaskedDenial(lastBatch, options.tools, permissions, params.cwd);
     if (denied) io.stderr.write(`${denialNotice(denied.call, denied.risk)}\n`);
   }
   return { reason: end.reason, exitCode: exitCodeFor(end.reason), sessionId: end.sessionId, traceFile: traceFileOf(params), end };
@@ -180,8 +184,9 @@ function unaskedDenial(
   batch: ReadonlyArray<{ call: ToolCall; result?: ToolResult; started: boolean }>,
   tools: readonly AnyTool[],
   permissions: PermissionOptions,
+  cwd: string,
 ): { call: ToolCall; risk: AnyTool["risk"] } | undefined {
-  const policy = createPermissionPolicy(permissions);
+  const policy = createPermissionPolicy(permissions, [], { cwd });
   for (const entry of batch) {
     if (entry.started || !entry.result?.isError || !entry.result.content.startsWith("Permission denied")) continue;
     const tool = tools.find((t) => t.name === entry.call.name);

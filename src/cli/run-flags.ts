@@ -42,6 +42,15 @@ export function parsePositiveSeconds(flag: string) {
   };
 }
 
+/** A TCP port, 0 meaning "a free one". */
+export function parsePort(value: string): number {
+  const n = Number(value);
+  if (!/^\s*\d+\s*$/.test(value) || !Number.isSafeInteger(n) || n > 65535) {
+    throw new InvalidArgumentError(`--port takes a port number from 0 to 65535 (0: a free one), got ${JSON.stringify(value)}.`);
+  }
+  return n;
+}
+
 function collect(value: string, previous: string[] | undefined): string[] {
   if (value.trim() === "") throw new InvalidArgumentError("a rule can't be empty; write Tool or Tool(pattern), e.g. bash(npm test).");
   return [...(previous ?? []), value];

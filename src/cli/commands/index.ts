@@ -1,11 +1,12 @@
 import type { CliCommand } from "../context.js";
 import { chatCommand } from "./chat.js";
 import { demoCommand } from "./demo.js";
+import { inspectCommand } from "./inspect.js";
 import { runCommand } from "./run.js";
 import { traceCommand } from "./trace.js";
 
 /**
  * The subcommands of `statecraft`, in the order `--help` lists them. A new command is a file in this folder that
- * exports a `CliCommand`, added here (`inspect` comes this way).
+ * exports a `CliCommand`, added here
  */
-export const COMMANDS: readonly CliCommand[] = [runCommand, chatCommand, demoCommand, traceCommand];
+export const COMMANDS: readonly CliCommand[] = [runCommand, chatCommand, demoCommand, traceCommand, inspectCommand];

@@ -1,4 +1,5 @@
 import type { CliContext } from "../context.js";
+import { UsageError } from "../usage-error.js";
 import { setupOutput } from "../context.js";
 import { canAsk } from "../io.js";
 import { readPrompt } from "../read-prompt.js";
@@ -11,11 +12,14 @@ import { headerLine, prepareAgent } from "./prepare-agent.js";
 export interface RunCommandFlags extends RunFlags {
   json?: boolean;
   color?: boolean;
+  inspect?: boolean;
+  port?: number;
 }
 
 /** `statecraft run [prompt...]`: one agent run in --cwd with the built-in tools; the exit code says how it stopped. */
 export async function runAction(promptArgs: string[], flags: RunCommandFlags, context: CliContext): Promise<number> {
   const { io } = context;
+  if (flags.port !== undefined && !flags.inspect) throw new UsageError("--port goes with --inspect (the inspector's port).");
   const output = setupOutput(io, flags);
   // Configuration first: with no model the command fails at once, before waiting for a prompt on stdin.
   const prepared = await prepareAgent(flags, io, output.logger);
@@ -41,6 +45,7 @@ export async function runAction(promptArgs: string[], flags: RunCommandFlags, co
     promptStyle: json ? output.err : output.out,
     logger: output.logger,
     ...(terminal ? { askInput: terminal } : {}),
+    ...(flags.inspect ? { inspect: flags.port !== undefined ? { port: flags.port } : {} } : {}),
   }).finally(() => terminal?.destroy());
   if (!json && outcome.traceFile !== false) io.stdout.write(`${output.out.dim(`trace: ${outcome.traceFile}`)}\n`);
   return outcome.exitCode;

@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import type { CliCommand, CliContext } from "../context.js";
-import { addRunFlags } from "../run-flags.js";
+import { addRunFlags, parsePort } from "../run-flags.js";
 import type { RunCommandFlags } from "./run-action.js";
 
 export const runCommand: CliCommand = {
@@ -12,6 +12,8 @@ export const runCommand: CliCommand = {
       .argument("[prompt...]", "what the agent should do; read from stdin when absent");
     addRunFlags(command)
       .option("--json", "print one AgentEvent per line (NDJSON) on stdout, nothing else")
+      .option("--inspect", "serve the browser inspector for this run (its address is printed on stderr before the first model call)")
+      .option("--port <n>", "the inspector's port with --inspect (default: a free one)", parsePort)
       .addHelpText(
         "after",
         [

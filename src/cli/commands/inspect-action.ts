@@ -1,0 +1,46 @@
+import { spawn } from "node:child_process";
+import { existsSync, statSync } from "node:fs";
+import { resolve } from "node:path";
+import { startInspector } from "../../inspect/server.js";
+import type { CliContext } from "../context.js";
+import { UsageError } from "../usage-error.js";
+
+/** Serves the inspector until SIGINT or SIGTERM, then closes it and exits 0. */
+export async function inspectAction(traceFile: string | undefined, flags: { port?: number; open?: boolean }, context: CliContext): Promise<number> {
+  const { io } = context;
+  let file: string | undefined;
+  if (traceFile !== undefined) {
+    file = resolve(traceFile);
+    if (!existsSync(file) || !statSync(file).isFile()) {
+      throw new UsageError(`no trace file at ${file}; give the path of a trace (by default runs write <folder>/.agent/trace.jsonl).`);
+    }
+  }
+  const inspector = await startInspector({ ...(flags.port !== undefined ? { port: flags.port } : {}), ...(file ? { traceFile: file } : {}) }).catch((error: Error) => {
+    throw new UsageError(error.message);
+  });
+  io.stdout.write(`inspector: ${inspector.url}\n`);
+  if (flags.open) openInBrowser(inspector.url, io.stderr);
+  await new Promise<void>((done) => {
+    const stop = () => {
+      process.off("SIGINT", stop);
+      process.off("SIGTERM", stop);
+      done();
+    };
+    process.on("SIGINT", stop);
+    process.on("SIGTERM", stop);
+  });
+  await inspector.close();
+  return 0;
+}
+
+/** The platform's opener; a failure to open is said, never fatal (the address is printed anyway). */
+function openInBrowser(url: string, stderr: NodeJS.WritableStream): void {
+  const opener = process.platform === "darwin" ? "open" : process.platform === "win32" ? "explorer" : "xdg-open";
+  try {
+    const child = spawn(opener, [url], { detached: true, stdio: "ignore" });
+    child.on("error", () => stderr.write(`could not start ${opener}; open ${url} yourself\n`));
+    child.unref();
+  } catch {
+    stderr.write(`could not start ${opener}; open ${url} yourself\n`);
+  }
+}
