@@ -128,12 +128,12 @@ describe("HumanRenderer", () => {
     expect(hidden.text).toBe("Answer\n");
   });
 
-  it("retries and the inspector address are shown on lines of their own", () => {
+  it("a retry is shown on a line of its own; the inspector's address is left to stderr (the run says it there)", () => {
     const out = new Capture();
     const r = new HumanRenderer(out, { style: createStyle(false), spinner: false, thinking: false });
     r.event({ type: "retry", attempt: 1, delayMs: 1200, error: { code: "MODEL_ERROR", message: "429 rate limited" } });
     r.event({ type: "inspector", url: "http://127.0.0.1:4000/" });
-    expect(out.text).toBe("  ↻ model request failed (429 rate limited); retry 1 in 1.2s\ninspector: http://127.0.0.1:4000/\n");
+    expect(out.text).toBe("  ↻ model request failed (429 rate limited); retry 1 in 1.2s\n");
   });
 
   it("model text can't drive the terminal: escape sequences and carriage returns are dropped", () => {
