@@ -23,7 +23,7 @@ export function planModeDenial(mode: PermissionMode, tool: AnyTool): PolicyVerdi
   return {
     kind: "deny",
     by: "mode",
-    reason: `plan mode is read-only: ${tool.name} is a ${tool.risk} tool and can't run until the plan is accepted`,
+    reason: `plan mode is read-only: ${tool.name} is ${article(tool.risk)} ${tool.risk} tool and can't run until the plan is accepted`,
   };
 }
 
@@ -36,5 +36,10 @@ export function modeVerdict(mode: PermissionMode, tool: AnyTool): PolicyVerdict 
   if (denial) return denial;
   if (mode === "bypassPermissions" || tool.risk === "read") return { kind: "allow", by: "mode" };
   if (mode === "acceptEdits" && tool.risk === "write") return { kind: "allow", by: "mode" };
-  return { kind: "ask", reason: `${tool.name} is a ${tool.risk} tool and permission mode "${mode}" asks before it runs` };
+  return { kind: "ask", reason: `${tool.name} is ${article(tool.risk)} ${tool.risk} tool and permission mode "${mode}" asks before it runs` };
+}
+
+/** "an exec tool", "a write tool". */
+function article(word: string): string {
+  return /^[aeiou]/i.test(word) ? "an" : "a";
 }

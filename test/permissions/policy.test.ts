@@ -55,7 +55,7 @@ describe("modes × risk (no rules)", () => {
     const p = policy();
     expect(p.mode).toBe("default");
     const asked = p.evaluate(bash, { command: "ls" });
-    expect(asked).toEqual({ kind: "ask", reason: 'bash "ls": bash is a exec tool and permission mode "default" asks before it runs', subject: "ls" });
+    expect(asked).toEqual({ kind: "ask", reason: 'bash "ls": bash is an exec tool and permission mode "default" asks before it runs', subject: "ls" });
     const planned = policy({ mode: "plan" }).evaluate(write, { path: "src/a.ts", content: "" });
     expect(planned).toMatchObject({ kind: "deny", by: "mode", subject: "src/a.ts" });
     expect((planned as { reason: string }).reason).toContain("plan mode is read-only");
