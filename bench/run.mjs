@@ -5,7 +5,7 @@
 //   node bench/run.mjs [--full] [--quick] [--only=loop,inspector,parallel,streaming,concurrency,long,replay]
 //
 // --full measures every peer at N = 5 000 however long it takes (@openai/agents alone takes many minutes there);
-// --quick is a smoke run at small sizes that writes nothing.
+// --quick is a smoke run at small sizes that writes nothing; --report renders docs/performance.md from results.json.
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
@@ -21,6 +21,16 @@ const only = args.find((a) => a.startsWith("--only="))?.slice(7).split(",");
 const wants = (section) => !only || only.includes(section);
 const quick = flag("quick");
 const full = flag("full");
+
+// --report: render docs/performance.md again from bench/results.json and bench/notes.md, measuring nothing.
+if (flag("report")) {
+  const { renderReport } = await import("./lib/report.mjs");
+  const saved = JSON.parse(readFileSync(join(benchDir, "results.json"), "utf8"));
+  const notesFile = join(benchDir, "notes.md");
+  writeFileSync(join(root, "docs", "performance.md"), renderReport(saved, existsSync(notesFile) ? readFileSync(notesFile, "utf8") : ""));
+  console.log("wrote docs/performance.md from bench/results.json");
+  process.exit(0);
+}
 
 // Memory figures need a collection before each window: re-run with --expose-gc when it is missing.
 if (typeof globalThis.gc !== "function") {
@@ -111,9 +121,11 @@ const loopOptions = {
   runs: quick ? 3 : 7,
   minRuns: quick ? 1 : 3,
   budgetMs: quick ? 3_000 : 20_000,
-  warmupMs: quick ? 200 : 1_500,
-  capMs: full ? Infinity : quick ? 5_000 : 90_000,
-  fallbackSizes: quick ? [400, 600] : [2000, 3000],
+  warmupMs: quick ? 200 : 3_000,
+  minWarmups: quick ? 1 : 2,
+  capMs: full ? Infinity : quick ? 5_000 : 60_000,
+  probeMs: quick ? 500 : 2_000,
+  probeSize: quick ? 400 : 2000,
   log,
 };
 

@@ -198,7 +198,7 @@ export function renderReport(results, notes) {
     const p = results.parallel;
     out.push("## 2. Parallel tools");
     out.push("");
-    out.push(`One model response with ${p.calls} read-only calls that each take ${p.toolMs} ms, through \`query()\` with the trace on (two instant model calls around them). Ideal ${p.idealMs} ms, goal ≤ ${p.goalMs} ms: **${num(p.wallMs.median, 1)} ms** median of ${p.wallMs.runs} runs (min ${num(p.wallMs.min, 1)}, max ${num(p.wallMs.max, 1)}) — ${p.met ? "met" : "missed"}.`);
+    out.push(`One model response with ${p.calls} read-only calls that each take ${p.toolMs} ms, through \`query()\` with the trace on (two instant model calls around them). Ideal ${p.idealMs} ms, goal ≤ ${p.goalMs} ms: **${num(p.wallMs.median, 1)} ms** median of ${p.wallMs.runs} runs (min ${num(p.wallMs.min, 1)}, max ${num(p.wallMs.max, 1)}) — ${p.met ? "met" : "missed"}.${p.warnings && Object.keys(p.warnings).length ? ` The ${p.runsWithWarnings} runs raised process warnings: ${Object.entries(p.warnings).map(([name, count]) => `${name} ×${count}`).join(", ")} (see the profile notes).` : ""}`);
     out.push("");
   }
   if (results.streaming) {

@@ -1,10 +1,7 @@
 // 1. Loop overhead: N steps of one instant tool call, every engine in one process, alternated run by run.
 import { memoryPeak, memoryStart, round, summarize } from "../lib/common.mjs";
 
-/** A run's projected wall time at n steps from its measured runs at a smaller size, assuming the worst (quadratic). */
-function projectMs(measured, n) {
-  return measured.runMs.median * (n / measured.N) ** 2;
-}
+const num = (n) => n.toLocaleString("en-US").replace(/,/g, " ");
 
 /** One timed run: make (untimed), run (timed: wall and CPU), verify and dispose (untimed). */
 async function timedRun(engine, N) {
@@ -23,91 +20,100 @@ async function timedRun(engine, N) {
 
 /**
  * @param entries [{ id, label, engine }]
- * @param options { sizes, runs, minRuns, budgetMs, warmupMs, capMs, log }
- *   runs: measured runs for an engine whose run is quick; a slow one gets as many as fit in budgetMs (at least minRuns
- *   at the first size, at least one after). capMs: a run projected (quadratically, from the first size) to take longer
- *   is measured at the largest of `fallbackSizes` that fits instead, and says so.
+ * @param options { sizes, runs, minRuns, budgetMs, warmupMs, minWarmups, capMs, probeMs, probeSize, log }
+ *   Every engine is warmed up at each size it is measured at (until warmupMs has passed and at least minWarmups runs),
+ *   then measured in rounds that alternate engines and sizes, so a change of the machine's load between the start and
+ *   the end touches every engine and size alike. runs: measured runs for an engine whose run is quick; a slow one gets
+ *   as many as fit in budgetMs (at least minRuns at the first size, at least one at a larger one). An engine whose run
+ *   at the first size took longer than probeMs runs once at probeSize: its growth from the first size projects a run at
+ *   the larger size; projected over capMs, it is measured at probeSize instead, and the result says so.
  */
 export async function loopOverhead(entries, options) {
-  const { sizes, runs, minRuns, budgetMs, warmupMs, capMs, fallbackSizes, log } = options;
-  const results = {};
-  for (const entry of entries) results[entry.id] = { label: entry.label, sizes: {} };
+  const { sizes, runs, minRuns, budgetMs, warmupMs, minWarmups, capMs, probeMs, probeSize, log } = options;
+  const [first, ...larger] = sizes;
+  const items = [];
+  const newItem = (entry, wanted) => ({ entry, wanted, N: wanted, done: 0, warm: 0, wallMs: [], cpuMs: [], peak: 0, checked: {} });
+  const record = (item, r) => {
+    item.done++;
+    item.wallMs.push(r.wallMs);
+    item.cpuMs.push(r.cpuMs);
+    item.peak = Math.max(item.peak, r.peakHeap);
+    item.checked = { ...item.checked, ...r.checked };
+  };
+  const warm = async (item) => {
+    const start = performance.now();
+    do {
+      const r = await timedRun(item.entry.engine, item.N);
+      item.warm++;
+      item.lastMs = r.wallMs;
+    } while ((performance.now() - start < warmupMs || item.warm < minWarmups) && item.warm < 30 && item.lastMs < capMs / 4);
+    log(`  warm-up ${item.entry.label} N=${item.N}: ${item.warm} run(s), last ${((item.lastMs / item.N) * 1000).toFixed(1)} µs/step`);
+  };
 
-  for (const [sizeIndex, wanted] of sizes.entries()) {
-    // What each engine runs at this size, and how many times.
-    const plan = [];
-    for (const entry of entries) {
-      let N = wanted;
-      let note;
-      const first = sizeIndex > 0 ? results[entry.id].sizes[sizes[0]] : undefined;
-      if (first) {
-        const perRunMs = projectMs(first, wanted);
-        if (perRunMs > capMs) {
-          const fit = fallbackSizes.filter((n) => n < wanted && projectMs(first, n) <= capMs).sort((a, b) => b - a)[0];
-          N = fit ?? Math.min(...fallbackSizes);
-          note = `measured at N = ${N}: one run at N = ${wanted} was projected (quadratic) at ${Math.round(perRunMs / 1000)} s, over the ${capMs / 1000} s cap; run with --full to measure it`;
+  for (const entry of entries) {
+    const base = newItem(entry, first);
+    items.push(base);
+    await warm(base);
+    for (const wanted of larger) {
+      const item = newItem(entry, wanted);
+      items.push(item);
+      if (base.lastMs > probeMs && probeSize < wanted) {
+        const probe = await timedRun(entry.engine, probeSize);
+        const exponent = Math.max(1, Math.log(probe.wallMs / base.lastMs) / Math.log(probeSize / first));
+        const projected = probe.wallMs * (wanted / probeSize) ** exponent;
+        log(`  probe ${entry.label} N=${probeSize}: ${((probe.wallMs / probeSize) * 1000).toFixed(1)} µs/step, time ∝ N^${exponent.toFixed(2)}, one run at N=${wanted} projected at ${Math.round(projected / 1000)} s`);
+        if (projected > capMs) {
+          // Measured at probeSize, warmed by its runs at the first size; the probe is its first measured run.
+          item.N = probeSize;
+          item.lastMs = probe.wallMs;
+          item.warmNote = `warmed by its N = ${num(first)} runs`;
+          item.note = `measured at N = ${num(probeSize)}: from N = ${num(first)} to ${num(probeSize)} its run time grew as N^${exponent.toFixed(2)}, which puts one run at N = ${num(wanted)} at about ${num(Math.round(projected / 1000))} s, over the ${Math.round(capMs / 1000)} s cap (node bench/run.mjs --full measures it)`;
+          record(item, probe);
+          continue;
+        }
+        if (projected > capMs / 4) {
+          item.lastMs = projected;
+          item.warmNote = `warmed by its N = ${num(first)} runs and one at N = ${num(probeSize)}`;
+          continue;
         }
       }
-      plan.push({ entry, N, note, done: 0, warm: 0, wallMs: [], cpuMs: [], peak: 0, checked: {} });
+      await warm(item);
     }
+  }
 
-    // Warm-up at the measured size: quick engines run until warmupMs has passed, slow ones once; an engine whose one
-    // run takes longer than capMs/4 and was already warmed at the smaller size is not run again just to warm up.
-    for (const item of plan) {
-      const first = sizeIndex > 0 ? results[item.entry.id].sizes[sizes[0]] : undefined;
-      const projected = first ? projectMs(first, item.N) : 0;
-      if (projected > capMs / 4) {
-        item.warmNote = `warmed by its N = ${sizes[0]} runs`;
-        continue;
-      }
-      const start = performance.now();
-      do {
-        const r = await timedRun(item.entry.engine, item.N);
-        item.warm++;
-        item.lastMs = r.wallMs;
-      } while (performance.now() - start < warmupMs && item.warm < 30);
-      log(`  warm-up ${item.entry.label} N=${item.N}: ${item.warm} run(s), last ${(item.lastMs / item.N * 1000).toFixed(1)} µs/step`);
-    }
+  // How many measured runs: all `runs` for quick engines, as many as fit the budget for slow ones.
+  for (const item of items) {
+    const floor = item.wanted === first ? minRuns : 1;
+    item.target = Math.max(floor, Math.min(runs, Math.floor(budgetMs / Math.max(item.lastMs, 1))));
+  }
 
-    // How many measured runs: all `runs` for quick engines, as many as fit the budget for slow ones.
-    for (const item of plan) {
-      const first = sizeIndex > 0 ? results[item.entry.id].sizes[sizes[0]] : undefined;
-      const estimate = item.lastMs ?? (first ? projectMs(first, item.N) : 1);
-      const floor = sizeIndex === 0 ? minRuns : 1;
-      item.target = Math.max(floor, Math.min(runs, Math.floor(budgetMs / Math.max(estimate, 1))));
+  // Measured runs, alternated: each round runs every (size, engine) that still needs a run, in turn.
+  for (let round = 1; items.some((item) => item.done < item.target); round++) {
+    for (const item of items) {
+      if (item.done >= item.target) continue;
+      record(item, await timedRun(item.entry.engine, item.N));
     }
+    log(`  round ${round} done`);
+  }
 
-    // Measured runs, alternated: round r runs every engine that still needs a run, in turn.
-    for (let round = 0; plan.some((item) => item.done < item.target); round++) {
-      for (const item of plan) {
-        if (item.done >= item.target) continue;
-        const r = await timedRun(item.entry.engine, item.N);
-        item.done++;
-        item.wallMs.push(r.wallMs);
-        item.cpuMs.push(r.cpuMs);
-        item.peak = Math.max(item.peak, r.peakHeap);
-        item.checked = { ...item.checked, ...r.checked };
-      }
-      log(`  N=${wanted} round ${round + 1} done`);
-    }
-
-    for (const item of plan) {
-      const perStep = (ms) => (ms * 1000) / item.N;
-      const wall = summarize(item.wallMs.map(perStep));
-      const cpu = summarize(item.cpuMs.map(perStep));
-      results[item.entry.id].sizes[wanted] = {
-        N: item.N,
-        warmupRuns: item.warm,
-        ...(item.warmNote ? { warmup: item.warmNote } : {}),
-        wall,
-        cpu,
-        runMs: summarize(item.wallMs),
-        peakHeapMB: item.peak / 2 ** 20,
-        ...(item.note ? { note: item.note } : {}),
-        ...item.checked,
-      };
-      log(`  ${item.entry.label} N=${item.N}: ${wall.median.toFixed(1)} µs/step (min ${wall.min.toFixed(1)}, max ${wall.max.toFixed(1)}, ${wall.runs} runs), cpu ${cpu.median.toFixed(1)}, peak heap +${(item.peak / 2 ** 20).toFixed(1)} MB`);
-    }
+  const results = {};
+  for (const item of items) {
+    const perStep = (ms) => (ms * 1000) / item.N;
+    const wall = summarize(item.wallMs.map(perStep));
+    const cpu = summarize(item.cpuMs.map(perStep));
+    results[item.entry.id] ??= { label: item.entry.label, sizes: {} };
+    results[item.entry.id].sizes[item.wanted] = {
+      N: item.N,
+      warmupRuns: item.warm,
+      ...(item.warmNote ? { warmup: item.warmNote } : {}),
+      wall,
+      cpu,
+      runMs: summarize(item.wallMs),
+      peakHeapMB: item.peak / 2 ** 20,
+      ...(item.note ? { note: item.note } : {}),
+      ...item.checked,
+    };
+    log(`  ${item.entry.label} N=${item.N}: ${wall.median.toFixed(1)} µs/step (min ${wall.min.toFixed(1)}, max ${wall.max.toFixed(1)}, ${wall.runs} runs), cpu ${cpu.median.toFixed(1)}, peak heap +${(item.peak / 2 ** 20).toFixed(1)} MB`);
   }
   return results;
 }
