@@ -1,4 +1,7 @@
-/** Trace-driven debugging: read a trace, show a run, replay it offline, fork it, make it a regression case. */
+/**
+ * Trace-driven debugging: read a trace, show a run, replay it offline, fork it, make it a regression case.
+ * (The `statecraft trace` commands live in ./commands.ts, loaded by the command line only.)
+ */
 export { readTrace, type ReadTraceOptions } from "./reader.js";
 export {
   loadSession,
@@ -24,4 +27,3 @@ export {
   type TimeSummary,
   type TurnTokens,
 } from "./timeline.js";
-export { registerTraceCommands, DEFAULT_TRACE_FILE, type TraceCommandContext } from "./commands.js";
