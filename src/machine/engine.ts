@@ -101,6 +101,7 @@ export const engineMachine = setup({
     needsPreparation: ({ context }) => needsPreparation(context),
     stopRequested: ({ event }) => doneOutput<BuiltContext>(event).stop === true,
     steeringQueued: ({ context }) => steeringQueued(context),
+    inboxHasMessages: ({ context }) => steeringQueued(context) || followUpQueued(context),
     followUpQueued: ({ context }) => followUpQueued(context),
     isTextDelta: ({ event }) => event.type === "model.stream" && event.event.type === "text_delta",
     modelRequestedTools: ({ event }) => modelRequestedTools(doneOutput<ModelResponse>(event)),
@@ -240,7 +241,8 @@ export const engineMachine = setup({
         { guard: "aborted", target: "done", actions: stop("user_abort") },
         { guard: and(["contextBuilt", "tokensExhausted"]), target: "done", actions: "stopForTokens" },
         { guard: and(["contextBuilt", not("retrying"), "turnsExhausted"]), target: "done", actions: stop("max_turns") },
-        { guard: not("needsPreparation"), target: "model", actions: ["claimInbox", "announceClaimed"] },
+        { guard: and([not("needsPreparation"), "inboxHasMessages"]), target: "model", actions: ["claimInbox", "announceClaimed"] },
+        { guard: not("needsPreparation"), target: "model" },
       ],
       invoke: {
         id: "buildContext",

@@ -36,5 +36,7 @@ export function recordResponse(context: EngineContext, response: ModelResponse):
     usage: addUsage(context.usage, response.usage),
     usageAnchor,
     modelErrorAttempts: 0,
+    // What build_context took in before this call has been answered.
+    claimed: [],
   };
 }

@@ -13,7 +13,7 @@ export function noteModelError(context: EngineContext): Partial<EngineContext> {
     role: "user",
     content: `[The previous model request failed: ${failure.message}. Continue from where you were.]`,
   });
-  return { failure: undefined, failedIn: undefined, streamingText: "", modelErrorAttempts: 0 };
+  return { failure: undefined, failedIn: undefined, streamingText: "", modelErrorAttempts: 0, claimed: [] };
 }
 
 /** A context overflow: compact now, keeping at most half the window, then repeat the request once. */
@@ -26,6 +26,7 @@ export function prepareOverflowCompaction(context: EngineContext): Partial<Engin
     compactNow: Math.min(half, context.loop.keepRecentTokens),
     retrying: true,
     streamingText: "",
+    claimed: [],
   };
 }
 
