@@ -333,6 +333,7 @@ export function prepare(userInput: string, options: QueryOptions, placement: Run
     ...(options.sessionId !== undefined || placement.sessionId !== undefined ? { continued: true } : {}),
     ...(loop.contextWindow > 0 ? { contextWindow: loop.contextWindow, reserveTokens: loop.reserveTokens, keepRecentTokens: loop.keepRecentTokens } : {}),
     maxRepeatedCalls: loop.maxRepeatedCalls,
+    ...(placement.steeringMode !== undefined ? { steeringMode: loop.steeringMode, followUpMode: loop.followUpMode } : {}),
     ...(loop.maxTokens !== undefined ? { maxTokens: loop.maxTokens } : {}),
     ...(loop.depth > 0 ? { depth: loop.depth } : {}),
     maxDelegationDepth: loop.maxDelegationDepth,

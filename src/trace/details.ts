@@ -44,7 +44,7 @@ export class TraceDetails {
           details.claimed = { source: context.claimedFrom, messages: context.claimed.map((m) => m.content) };
         }
         if (entered.from === "build_context" && context.compaction && event.type === "xstate.done.actor.buildContext") {
-          details.compaction = { tokensBefore: context.compaction.tokensBefore, tokensAfter: context.compaction.tokensAfter };
+          details.compaction = { tokensBefore: context.compaction.tokensBefore, tokensAfter: context.compaction.tokensAfter, summary: context.compaction.summary };
         }
         if (entered.from === "recover") details.retry = true;
         break;
