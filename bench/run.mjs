@@ -214,7 +214,7 @@ if (wants("parallel")) {
 if (wants("streaming")) {
   log("3. streaming");
   const { streaming } = await import("./sections/streaming.mjs");
-  results.streaming = await streaming(sc, { runs: quick ? 3 : 7, warmups: 2, log });
+  results.streaming = await streaming(sc, { runs: quick ? 3 : 7, warmups: quick ? 1 : 4, log });
 }
 
 // 4. Concurrency.

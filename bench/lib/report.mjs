@@ -209,9 +209,9 @@ export function renderReport(results, notes) {
     out.push("");
     out.push("| path | µs per delta | cost over iterating the stream directly |");
     out.push("|---|---:|---:|");
-    out.push(`| iterating \`model.stream()\` directly | ${num(s.direct.median, 2)} [${num(s.direct.min, 2)}–${num(s.direct.max, 2)}] | – |`);
-    out.push(`| \`query()\`, trace off | ${num(s.queryTraceOff.median, 2)} [${num(s.queryTraceOff.min, 2)}–${num(s.queryTraceOff.max, 2)}] | +${num(s.overheadTraceOff, 2)} µs |`);
-    out.push(`| \`query()\`, trace on | ${num(s.queryTraceOn.median, 2)} [${num(s.queryTraceOn.min, 2)}–${num(s.queryTraceOn.max, 2)}] | +${num(s.overheadTraceOn, 2)} µs |`);
+    out.push(`| iterating \`model.stream()\` directly | ${num(s.direct.median)} [${num(s.direct.min)}–${num(s.direct.max)}] | – |`);
+    out.push(`| \`query()\`, trace off | ${num(s.queryTraceOff.median)} [${num(s.queryTraceOff.min)}–${num(s.queryTraceOff.max)}] | +${num(s.overheadTraceOff)} µs |`);
+    out.push(`| \`query()\`, trace on | ${num(s.queryTraceOn.median)} [${num(s.queryTraceOn.min)}–${num(s.queryTraceOn.max)}] | +${num(s.overheadTraceOn)} µs |`);
     out.push("");
   }
   if (results.concurrency) {
