@@ -184,7 +184,7 @@ async function* runEngine(
     }
     const snapshot = actor.getSnapshot();
     const context = snapshot.context;
-    let reason = snapshot.output?.reason ?? context.stopReason ?? "model_error";
+    let reason = snapshot.output?.reason ?? context.outcome.stopReason ?? "model_error";
     let error: ErrorInfo | undefined = snapshot.output?.error;
     if (crash !== undefined) {
       reason = "model_error";
@@ -208,7 +208,7 @@ async function* runEngine(
     const messages: Message[] = context.messages.filter((m) => m.role !== "system");
     return {
       reason,
-      text: context.finalText,
+      text: context.outcome.finalText,
       messages,
       usage,
       sessionId: input.sessionId,

@@ -18,10 +18,10 @@ export function tokensExhausted(context: Pick<EngineContext, "usage" | "loop">):
 }
 
 /** The conversation's estimated size is past contextWindow − reserveTokens. */
-export function contextOverBudget(context: Pick<EngineContext, "messages" | "usageAnchor" | "loop">): boolean {
+export function contextOverBudget(context: Pick<EngineContext, "messages" | "call" | "loop">): boolean {
   const { contextWindow, reserveTokens } = context.loop;
   if (contextWindow <= 0) return false;
-  return estimateContextTokens(context.messages, context.usageAnchor) > contextWindow - reserveTokens;
+  return estimateContextTokens(context.messages, context.call.usageAnchor) > contextWindow - reserveTokens;
 }
 
 /**
@@ -31,25 +31,22 @@ export function contextOverBudget(context: Pick<EngineContext, "messages" | "usa
 export function needsPreparation(context: EngineContext): boolean {
   const hooks = context.deps.hooks;
   return (
-    !context.contextBuilt ||
+    !context.call.contextBuilt ||
     hooks.prepareNextTurn !== undefined ||
     hooks.shouldStopAfterTurn !== undefined ||
-    context.compactNow !== undefined ||
+    context.call.compactNow !== undefined ||
     contextOverBudget(context)
   );
 }
 
 /** A context overflow the run has not yet compacted for (one compaction and one retry per run, never a cascade). */
-export function overflowRecoverable(context: Pick<EngineContext, "failure" | "overflowCompacted" | "failedIn">): boolean {
-  return context.failedIn === "call_model" && context.failure?.code === "CONTEXT_OVERFLOW" && !context.overflowCompacted;
+export function overflowRecoverable(context: Pick<EngineContext, "outcome" | "call">): boolean {
+  const { failure, failedIn } = context.outcome;
+  return failedIn === "call_model" && failure?.code === "CONTEXT_OVERFLOW" && !context.call.overflowCompacted;
 }
 
 /** A failed model request that `onModelError` gets to decide about. */
-export function modelErrorHookApplies(context: Pick<EngineContext, "failure" | "failedIn" | "deps">): boolean {
-  return (
-    context.failedIn === "call_model" &&
-    context.failure !== undefined &&
-    context.failure.code !== "HOOK_FAILED" &&
-    context.deps.hooks.onModelError !== undefined
-  );
+export function modelErrorHookApplies(context: Pick<EngineContext, "outcome" | "deps">): boolean {
+  const { failure, failedIn } = context.outcome;
+  return failedIn === "call_model" && failure !== undefined && failure.code !== "HOOK_FAILED" && context.deps.hooks.onModelError !== undefined;
 }

@@ -85,8 +85,8 @@ export interface LoopSettings {
   traceFile: string | false;
 }
 
-/** The seed's TurnContext: the data one run shares across its states. */
-export interface EngineContext {
+/** What a run was started with: fixed for the whole run. */
+export interface RunConfig {
   sessionId: string;
   userInput: string;
   cwd: string;
@@ -96,6 +96,66 @@ export interface EngineContext {
   timeoutMs: number;
   startedAt: number;
   deadline: number;
+}
+
+/** The model call in progress, and what prepares the next one. */
+export interface CallState {
+  /** Text streamed by the model call in progress (kept if the call is cut off). */
+  streamingText: string;
+  /** The last model output. */
+  response?: ModelResponse;
+  /** True once build_context assembled the first request of the run. */
+  contextBuilt: boolean;
+  /** Tokens known at the last reported usage, for the compaction estimate. */
+  usageAnchor?: UsageAnchor;
+  /** The last compaction, for the trace. */
+  compaction?: { tokensBefore: number; tokensAfter: number; summary: string };
+  /** build_context must compact now (after an overflow), keeping at most this many recent tokens. */
+  compactNow?: number;
+  /** The next model call repeats the failed request: not a new turn. */
+  retrying: boolean;
+  /** `onModelError` answers so far for the failing request (attempt numbers from 1). */
+  modelErrorAttempts: number;
+  /** A context overflow was already handled by compaction in this run (never a cascade). */
+  overflowCompacted: boolean;
+}
+
+/** Where the current response's tool calls stand as a whole. */
+export interface BatchState {
+  /** True while the current response's assistant message awaits its tool results in `messages`. */
+  open: boolean;
+  /** True when some call of the batch was not run because the tool-call budget was spent. */
+  hitToolLimit: boolean;
+  /** The identical-call guard: the last call's key and how many times in a row it came. */
+  repeat: { key: string; count: number; refused: boolean };
+}
+
+/** The inbox during a run, with what build_context last took from it. */
+export interface InboxState extends Inbox {
+  claimed: UserMessage[];
+  claimedFrom?: "steering" | "follow_up";
+}
+
+/** How the run is ending, or why it may. */
+export interface Outcome {
+  /** An error that is not a tool call's own (model request, build_context), for recover to judge. */
+  failure?: AgentError;
+  /** The state whose actor failed. */
+  failedIn?: "build_context" | "call_model" | "ask_permission" | "execute_tool";
+  stopReason?: StopReason;
+  stopError?: ErrorInfo;
+  /** The final assistant text. */
+  finalText: string;
+}
+
+/**
+ * The seed's TurnContext: the data one run shares across its states. Kept to a few top-level groups on purpose:
+ * every `assign` copies the top level, and a wide object makes each step several times dearer.
+ */
+export interface EngineContext {
+  run: RunConfig;
+  loop: LoopSettings;
+  deps: EngineDeps;
   /** Model calls started so far. */
   turn: number;
   /** Tool executions so far. */
@@ -106,46 +166,12 @@ export interface EngineContext {
    * (a copy per step would make a run quadratic in its length).
    */
   messages: Message[];
-  /** Text streamed by the model call in progress (kept if the call is cut off). */
-  streamingText: string;
-  /** The last model output. */
-  response?: ModelResponse;
   /** Tool calls of the current response, in call order. */
   batch: CallRecord[];
-  /** True while the current response's assistant message awaits its tool results in `messages`. */
-  batchOpen: boolean;
-  /** True when some call of the batch was not run because the tool-call budget was spent. */
-  batchHitToolLimit: boolean;
-  /** An error that is not a tool call's own (model request, build_context), for recover to judge. */
-  failure?: AgentError;
-  /** The state whose actor failed. */
-  failedIn?: "build_context" | "call_model" | "ask_permission" | "execute_tool";
-  /** `onModelError` answers so far for the failing request (attempt numbers from 1). */
-  modelErrorAttempts: number;
-  /** The next model call repeats the failed request: not a new turn. */
-  retrying: boolean;
-  /** A context overflow was already handled by compaction in this run (never a cascade). */
-  overflowCompacted: boolean;
-  /** build_context must compact now (after an overflow), keeping at most this many recent tokens. */
-  compactNow?: number;
-  /** True once build_context assembled the first request of the run. */
-  contextBuilt: boolean;
-  inbox: Inbox;
-  /** Messages the last build_context took from the inbox, and from which queue. */
-  claimed: UserMessage[];
-  claimedFrom?: "steering" | "follow_up";
-  /** Tokens known at the last reported usage, for the compaction estimate. */
-  usageAnchor?: UsageAnchor;
-  /** The last compaction, for the trace. */
-  compaction?: { tokensBefore: number; tokensAfter: number; summary: string };
-  /** The identical-call guard: the last call's key and how many times in a row it came. */
-  repeat: { key: string; count: number; refused: boolean };
-  loop: LoopSettings;
-  stopReason?: StopReason;
-  stopError?: ErrorInfo;
-  /** The final assistant text. */
-  finalText: string;
-  deps: EngineDeps;
+  batchState: BatchState;
+  call: CallState;
+  inbox: InboxState;
+  outcome: Outcome;
 }
 
 /** What `createActor(engineMachine, { input })` needs. */

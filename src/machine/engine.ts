@@ -91,13 +91,13 @@ export const engineMachine = setup({
     decideRecovery: decideRecoveryActor,
   },
   guards: {
-    turnsExhausted: ({ context }) => turnsExhausted(context),
-    toolCallsExhausted: ({ context }) => toolCallsExhausted(context),
-    timedOut: ({ context }) => timedOut(context),
+    turnsExhausted: ({ context }) => turnsExhausted({ turn: context.turn, maxTurns: context.run.maxTurns }),
+    toolCallsExhausted: ({ context }) => toolCallsExhausted({ toolCallCount: context.toolCallCount, maxToolCalls: context.run.maxToolCalls }),
+    timedOut: ({ context }) => timedOut(context.run),
     aborted: ({ context }) => aborted(context),
     tokensExhausted: ({ context }) => tokensExhausted(context),
-    contextBuilt: ({ context }) => context.contextBuilt,
-    retrying: ({ context }) => context.retrying,
+    contextBuilt: ({ context }) => context.call.contextBuilt,
+    retrying: ({ context }) => context.call.retrying,
     needsPreparation: ({ context }) => needsPreparation(context),
     stopRequested: ({ event }) => doneOutput<BuiltContext>(event).stop === true,
     steeringQueued: ({ context }) => steeringQueued(context),
@@ -107,11 +107,11 @@ export const engineMachine = setup({
     modelRequestedTools: ({ event }) => modelRequestedTools(doneOutput<ModelResponse>(event)),
     batchHasErrors: ({ context }) => batchHasErrors(context),
     batchAwaitsPermission: ({ context }) => batchAwaitsPermission(context),
-    batchHitToolLimit: ({ context }) => batchHitToolLimit(context),
+    batchHitToolLimit: ({ context }) => batchHitToolLimit({ batchHitToolLimit: context.batchState.hitToolLimit }),
     fatalToolError: ({ context }) => fatalToolError(context),
     permissionDenied: ({ event }) => permissionDenied(doneOutput<PermissionStep[]>(event)),
     callsAllowed: ({ event }) => callsAllowed(doneOutput<PermissionStep[]>(event)),
-    runFailed: ({ context }) => runFailed(context),
+    runFailed: ({ context }) => runFailed(context.outcome),
     overflowRecoverable: ({ context }) => overflowRecoverable(context),
     modelErrorHookApplies: ({ context }) => modelErrorHookApplies(context),
     retryRequested: ({ event }) => doneOutput<ModelErrorAction>(event).action === "retry",
@@ -120,11 +120,12 @@ export const engineMachine = setup({
   actions: {
     storeBuiltContext: assign(({ context, event }) => storeBuiltContext(context, doneOutput<BuiltContext>(event))),
     announceCompaction: enqueueActions(({ context, enqueue }) => {
-      if (context.compaction) enqueue.emit({ type: "compaction", tokensBefore: context.compaction.tokensBefore, tokensAfter: context.compaction.tokensAfter });
+      const compaction = context.call.compaction;
+      if (compaction) enqueue.emit({ type: "compaction", tokensBefore: compaction.tokensBefore, tokensAfter: compaction.tokensAfter });
     }),
     claimInbox: assign(({ context }) => claimInbox(context)),
     announceClaimed: enqueueActions(({ context, enqueue }) => {
-      for (const message of context.claimed) enqueue.emit({ type: "user_message", message, source: context.claimedFrom ?? "steering" });
+      for (const message of context.inbox.claimed) enqueue.emit({ type: "user_message", message, source: context.inbox.claimedFrom ?? "steering" });
     }),
     enqueueMessage: assign(({ context, event }) =>
       event.type === "inbox.steer" ? enqueue(context, "steering", event.message) : event.type === "inbox.followUp" ? enqueue(context, "follow_up", event.message) : {},
@@ -143,11 +144,11 @@ export const engineMachine = setup({
       }
     }),
     recordResponse: assign(({ context, event }) => recordResponse(context, doneOutput<ModelResponse>(event))),
-    recordContextFailure: assign(({ event }) => ({ failure: failure(event, "MODEL_ERROR"), failedIn: "build_context" as const })),
-    recordModelFailure: assign(({ event }) => ({ failure: failure(event, "MODEL_ERROR"), failedIn: "call_model" as const })),
-    recordPermissionFailure: assign(({ event }) => ({ failure: failure(event, "HOOK_FAILED"), failedIn: "ask_permission" as const })),
-    recordToolsFailure: assign(({ event }) => ({ failure: failure(event, "MODEL_ERROR"), failedIn: "execute_tool" as const })),
-    recordHookFailure: assign(({ event }) => ({ failure: failure(event, "HOOK_FAILED") })),
+    recordContextFailure: assign(({ context, event }) => ({ outcome: { ...context.outcome, failure: failure(event, "MODEL_ERROR"), failedIn: "build_context" as const } })),
+    recordModelFailure: assign(({ context, event }) => ({ outcome: { ...context.outcome, failure: failure(event, "MODEL_ERROR"), failedIn: "call_model" as const } })),
+    recordPermissionFailure: assign(({ context, event }) => ({ outcome: { ...context.outcome, failure: failure(event, "HOOK_FAILED"), failedIn: "ask_permission" as const } })),
+    recordToolsFailure: assign(({ context, event }) => ({ outcome: { ...context.outcome, failure: failure(event, "MODEL_ERROR"), failedIn: "execute_tool" as const } })),
+    recordHookFailure: assign(({ context, event }) => ({ outcome: { ...context.outcome, failure: failure(event, "HOOK_FAILED") } })),
     parseToolCalls: assign(({ context }) => parseToolCalls(context)),
     validateToolCalls: assign(({ context }) => validateToolCalls(context)),
     recoverFromErrors: assign(({ context }) => recoverFromErrors(context)),
@@ -188,40 +189,35 @@ export const engineMachine = setup({
     closeRun: assign(({ context }) => closeRun(context)),
   },
   delays: {
-    runDeadline: ({ context }) => Math.max(0, context.deadline - Date.now()),
+    runDeadline: ({ context }) => Math.max(0, context.run.deadline - Date.now()),
   },
 }).createMachine({
   id: "engine",
   context: ({ input }) => {
     const startedAt = input.startedAt ?? Date.now();
     return {
-      sessionId: input.sessionId,
-      userInput: input.userInput,
-      cwd: input.cwd,
-      ...(input.systemPrompt !== undefined ? { systemPrompt: input.systemPrompt } : {}),
-      maxTurns: input.maxTurns,
-      maxToolCalls: input.maxToolCalls,
-      timeoutMs: input.timeoutMs,
-      startedAt,
-      deadline: startedAt + input.timeoutMs,
+      run: {
+        sessionId: input.sessionId,
+        userInput: input.userInput,
+        cwd: input.cwd,
+        ...(input.systemPrompt !== undefined ? { systemPrompt: input.systemPrompt } : {}),
+        maxTurns: input.maxTurns,
+        maxToolCalls: input.maxToolCalls,
+        timeoutMs: input.timeoutMs,
+        startedAt,
+        deadline: startedAt + input.timeoutMs,
+      },
+      loop: input.loop,
+      deps: input.deps,
       turn: 0,
       toolCallCount: 0,
       usage: emptyUsage(),
       messages: input.history ? [...input.history] : [],
-      streamingText: "",
       batch: [],
-      batchOpen: false,
-      batchHitToolLimit: false,
-      modelErrorAttempts: 0,
-      retrying: false,
-      overflowCompacted: false,
-      contextBuilt: false,
-      inbox: input.inbox ?? { steering: [], followUp: [] },
-      claimed: [],
-      repeat: { key: "", count: 0, refused: false },
-      loop: input.loop,
-      finalText: "",
-      deps: input.deps,
+      batchState: { open: false, hitToolLimit: false, repeat: { key: "", count: 0, refused: false } },
+      call: { streamingText: "", contextBuilt: false, retrying: false, modelErrorAttempts: 0, overflowCompacted: false },
+      inbox: { ...(input.inbox ?? { steering: [], followUp: [] }), claimed: [] },
+      outcome: { finalText: "" },
     };
   },
   // The run's limits hold in every state: an abort or the deadline leaves whatever state is active, which stops
@@ -248,11 +244,11 @@ export const engineMachine = setup({
         id: "buildContext",
         src: "buildContext",
         input: ({ context }) => ({
-          first: !context.contextBuilt,
-          sessionId: context.sessionId,
-          cwd: context.cwd,
-          userInput: context.userInput,
-          ...(context.systemPrompt !== undefined ? { systemPrompt: context.systemPrompt } : {}),
+          first: !context.call.contextBuilt,
+          sessionId: context.run.sessionId,
+          cwd: context.run.cwd,
+          userInput: context.run.userInput,
+          ...(context.run.systemPrompt !== undefined ? { systemPrompt: context.run.systemPrompt } : {}),
           permissions: context.deps.permissions,
           ...(context.messages.length > 0 ? { history: context.messages } : {}),
           turn: context.turn + 1,
@@ -262,8 +258,8 @@ export const engineMachine = setup({
           contextWindow: context.loop.contextWindow,
           reserveTokens: context.loop.reserveTokens,
           keepRecentTokens: context.loop.keepRecentTokens,
-          ...(context.usageAnchor ? { usageAnchor: context.usageAnchor } : {}),
-          ...(context.compactNow !== undefined ? { compactNow: context.compactNow } : {}),
+          ...(context.call.usageAnchor ? { usageAnchor: context.call.usageAnchor } : {}),
+          ...(context.call.compactNow !== undefined ? { compactNow: context.call.compactNow } : {}),
         }),
         onDone: [
           { guard: "stopRequested", target: "done", actions: "stopWithFinalAnswer" },
@@ -283,7 +279,7 @@ export const engineMachine = setup({
           request: {
             messages: context.messages,
             tools: context.deps.toolSpecs,
-            sessionId: context.sessionId,
+            sessionId: context.run.sessionId,
             turn: context.turn - 1,
           },
           ...(context.deps.hooks.transformContext ? { transformContext: context.deps.hooks.transformContext } : {}),
@@ -350,15 +346,15 @@ export const engineMachine = setup({
           calls: context.batch
             .filter((r) => r.status === "allowed")
             .map((r) => ({ call: r.call, tool: context.deps.tools.get(r.call.name)! })),
-          cwd: context.cwd,
+          cwd: context.run.cwd,
           ...(context.deps.hooks.afterToolCall ? { afterToolCall: context.deps.hooks.afterToolCall } : {}),
           run: {
-            sessionId: context.sessionId,
+            sessionId: context.run.sessionId,
             depth: context.loop.depth,
             maxDelegationDepth: context.loop.maxDelegationDepth,
-            deadline: context.deadline,
-            remainingTurns: context.maxTurns - context.turn,
-            remainingToolCalls: context.maxToolCalls - context.toolCallCount,
+            deadline: context.run.deadline,
+            remainingTurns: context.run.maxTurns - context.turn,
+            remainingToolCalls: context.run.maxToolCalls - context.toolCallCount,
             traceFile: context.loop.traceFile,
             permissions: context.deps.permissions,
             model: context.deps.model,
@@ -402,8 +398,8 @@ export const engineMachine = setup({
         id: "decideRecovery",
         src: "decideRecovery",
         input: ({ context }) => ({
-          error: context.failure ?? new AgentError("MODEL_ERROR", "the model request failed"),
-          attempt: context.modelErrorAttempts + 1,
+          error: context.outcome.failure ?? new AgentError("MODEL_ERROR", "the model request failed"),
+          attempt: context.call.modelErrorAttempts + 1,
           onModelError: context.deps.hooks.onModelError ?? (() => ({ action: "abort" as const })),
         }),
         onDone: [
@@ -420,8 +416,8 @@ export const engineMachine = setup({
     },
   },
   output: ({ context }) => ({
-    reason: context.stopReason ?? "model_error",
-    ...(context.stopError ? { error: context.stopError } : {}),
+    reason: context.outcome.stopReason ?? "model_error",
+    ...(context.outcome.stopError ? { error: context.outcome.stopError } : {}),
   }),
 });
 

@@ -34,7 +34,7 @@ export function auditWriter(options: {
         audited.add(record);
         const line: AuditLine = {
           time,
-          sessionId: context.sessionId,
+          sessionId: context.run.sessionId,
           toolCallId: record.call.id,
           tool: record.call.name,
           input: record.call.input,

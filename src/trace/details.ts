@@ -18,12 +18,12 @@ export class TraceDetails {
     // The run's request and options, once: on its first line. A later build_context (before each further model call)
     // carries what led into it, like any state: the model's answer when a queued message keeps the run going.
     if (state === "build_context" && entered.from === undefined) {
-      details.input = context.userInput;
+      details.input = context.run.userInput;
       details.options = this.runOptions;
       return details;
     }
-    if (event.type === "xstate.done.actor.callModel" && (entered.from === "call_model" || entered.from === "stream_text") && context.response) {
-      const r = context.response;
+    if (event.type === "xstate.done.actor.callModel" && (entered.from === "call_model" || entered.from === "stream_text") && context.call.response) {
+      const r = context.call.response;
       details.response = {
         text: r.text,
         toolCalls: r.toolCalls.map((raw, i) => ({
@@ -40,11 +40,11 @@ export class TraceDetails {
     switch (state) {
       case "call_model":
         details.messages = context.messages.length;
-        if (context.claimed.length && entered.from === "build_context") {
-          details.claimed = { source: context.claimedFrom, messages: context.claimed.map((m) => m.content) };
+        if (context.inbox.claimed.length && entered.from === "build_context") {
+          details.claimed = { source: context.inbox.claimedFrom, messages: context.inbox.claimed.map((m) => m.content) };
         }
-        if (entered.from === "build_context" && context.compaction && event.type === "xstate.done.actor.buildContext") {
-          details.compaction = { tokensBefore: context.compaction.tokensBefore, tokensAfter: context.compaction.tokensAfter, summary: context.compaction.summary };
+        if (entered.from === "build_context" && context.call.compaction && event.type === "xstate.done.actor.buildContext") {
+          details.compaction = { tokensBefore: context.call.compaction.tokensBefore, tokensAfter: context.call.compaction.tokensAfter, summary: context.call.compaction.summary };
         }
         if (entered.from === "recover") details.retry = true;
         break;
@@ -62,17 +62,17 @@ export class TraceDetails {
           .filter((r) => r.error)
           .map((r) => ({ toolCallId: r.call.id, name: r.call.name, code: r.error!.code, message: r.error!.message, ...(r.fatal ? { fatal: true } : {}) }));
         if (errors.length) details.errors = errors;
-        if (context.failure) details.error = context.failure.toJSON();
+        if (context.outcome.failure) details.error = context.outcome.failure.toJSON();
         break;
       }
       case "done":
-        details.reason = context.stopReason;
-        if (context.stopError) details.error = context.stopError;
+        details.reason = context.outcome.stopReason;
+        if (context.outcome.stopError) details.error = context.outcome.stopError;
         details.turns = context.turn;
         details.toolCalls = context.toolCallCount;
         details.usage = context.usage;
-        details.durationMs = entered.time - context.startedAt;
-        details.text = context.finalText;
+        details.durationMs = entered.time - context.run.startedAt;
+        details.text = context.outcome.finalText;
         break;
       default:
         break;

@@ -24,10 +24,10 @@ export function transcriptWriter(options: {
       // context could not be built has nothing new.
       const time = new Date().toISOString();
       let compacted = false;
-      if (context.compaction && context.compaction !== compaction) {
-        compaction = context.compaction;
+      if (context.call.compaction && context.call.compaction !== compaction) {
+        compaction = context.call.compaction;
         compacted = true;
-        out.write({ type: "compaction", time, summary: context.compaction.summary });
+        out.write({ type: "compaction", time, summary: context.call.compaction.summary });
       }
       if ((list !== undefined && messages !== list) || (list === undefined && compacted)) {
         // The history was replaced (compaction, prepareNextTurn): record it whole, then go on from its end.
@@ -35,7 +35,7 @@ export function transcriptWriter(options: {
         written = messages.length;
       }
       list = messages;
-      if (written < 0) written = event.type === "xstate.done.actor.buildContext" ? messages.length - 1 - context.claimed.length : messages.length;
+      if (written < 0) written = event.type === "xstate.done.actor.buildContext" ? messages.length - 1 - context.inbox.claimed.length : messages.length;
       for (; written < messages.length; written++) {
         const message = messages[written];
         if (message.role === "system") continue;

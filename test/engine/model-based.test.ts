@@ -196,7 +196,7 @@ const queueing = (state: string, s: Snapshot, variant: Variant) => variant.inbox
 const RECIPES: readonly Recipe[] = [
   {
     label: "buildContext.done:first",
-    offered: (state, s) => state === "build_context" && !s.context.contextBuilt,
+    offered: (state, s) => state === "build_context" && !s.context.call.contextBuilt,
     build: () => ({
       type: "xstate.done.actor.buildContext",
       output: { messages: [{ role: "user", content: "go" }], policy: createPermissionPolicy({}) } satisfies BuiltContext,
@@ -204,13 +204,13 @@ const RECIPES: readonly Recipe[] = [
   },
   {
     label: "buildContext.done:next",
-    offered: (state, s) => state === "build_context" && s.context.contextBuilt,
+    offered: (state, s) => state === "build_context" && s.context.call.contextBuilt,
     build: () => ({ type: "xstate.done.actor.buildContext", output: {} satisfies BuiltContext }),
   },
   {
     // shouldStopAfterTurn said stop
     label: "buildContext.done:stop",
-    offered: (state, s, variant) => state === "build_context" && s.context.contextBuilt && variant.hooks?.shouldStopAfterTurn !== undefined,
+    offered: (state, s, variant) => state === "build_context" && s.context.call.contextBuilt && variant.hooks?.shouldStopAfterTurn !== undefined,
     build: () => ({ type: "xstate.done.actor.buildContext", output: { stop: true } satisfies BuiltContext }),
   },
   { label: "buildContext.error", offered: inStates("build_context"), build: () => ({ type: "xstate.error.actor.buildContext", error: new Error("transcript unreadable") }) },
@@ -322,24 +322,24 @@ function abstractState(s: Snapshot): string {
     turn: c.turn,
     toolCalls: c.toolCallCount,
     // A closed batch is history: the next response replaces it before any guard reads it.
-    batch: c.batchOpen ? c.batch.map(recordSummary) : [],
-    batchOpen: c.batchOpen,
-    hitLimit: c.batchHitToolLimit,
-    failure: c.failure ? `${c.failure.code} in ${c.failedIn}` : "",
-    retrying: c.retrying,
+    batch: c.batchState.open ? c.batch.map(recordSummary) : [],
+    batchOpen: c.batchState.open,
+    hitLimit: c.batchState.hitToolLimit,
+    failure: c.outcome.failure ? `${c.outcome.failure.code} in ${c.outcome.failedIn}` : "",
+    retrying: c.call.retrying,
     // onModelError is told the attempt: a first failure, or a request that failed again after a retry
-    retried: c.modelErrorAttempts > 0,
-    contextBuilt: c.contextBuilt,
-    compactNow: c.compactNow !== undefined,
-    overflowCompacted: c.overflowCompacted,
+    retried: c.call.modelErrorAttempts > 0,
+    contextBuilt: c.call.contextBuilt,
+    compactNow: c.call.compactNow !== undefined,
+    overflowCompacted: c.call.overflowCompacted,
     tokensExhausted: tokensExhausted(c),
     // what the last answer was: follow-ups are taken only after an answer without tool calls
-    response: c.response ? (c.response.toolCalls.length ? "tools" : "text") : "",
+    response: c.call.response ? (c.call.response.toolCalls.length ? "tools" : "text") : "",
     inbox: [c.inbox.steering.length, c.inbox.followUp.length],
-    repeat: `${c.repeat.key}×${c.repeat.count}${c.repeat.refused ? " refused" : ""}`,
-    stop: c.stopReason ?? "",
+    repeat: `${c.batchState.repeat.key}×${c.batchState.repeat.count}${c.batchState.repeat.refused ? " refused" : ""}`,
+    stop: c.outcome.stopReason ?? "",
     aborted: aborted(c),
-    late: timedOut(c),
+    late: timedOut(c.run),
   });
 }
 
@@ -373,7 +373,7 @@ const traversalLogic: ActorLogic<Snapshot, LabelledEvent, EngineInput> = {
     if (event.type === "env.signalAborted") {
       return withContext(snapshot, { deps: { ...snapshot.context.deps, signal: AbortSignal.abort() } });
     }
-    if (event.type === "env.deadlinePassed") return withContext(snapshot, { deadline: Number.NEGATIVE_INFINITY });
+    if (event.type === "env.deadlinePassed") return withContext(snapshot, { run: { ...snapshot.context.run, deadline: Number.NEGATIVE_INFINITY } });
     const fresh = withContext(snapshot, { batch: snapshot.context.batch.map((r) => ({ ...r })), messages: [...snapshot.context.messages] });
     const next = machine.transition(fresh, event as never, scope as never);
     if (abstractOf(next) !== abstractOf(snapshot)) return next;
@@ -444,7 +444,7 @@ function replay(variant: Variant, path: StatePath<Snapshot, LabelledEvent>, take
       const label = step.event.label;
       const snapshot = actor.getSnapshot();
       if (label === "env.signalAborted") controller.abort();
-      else if (label === "env.deadlinePassed") vi.spyOn(Date, "now").mockReturnValue(snapshot.context.deadline);
+      else if (label === "env.deadlinePassed") vi.spyOn(Date, "now").mockReturnValue(snapshot.context.run.deadline);
       else {
         const recipe = RECIPES.find((r) => r.label === label);
         const event = recipe?.build(snapshot);
@@ -456,12 +456,12 @@ function replay(variant: Variant, path: StatePath<Snapshot, LabelledEvent>, take
       const want = abstractOf(step.state);
       if (got !== want) throw fail(`after ${label} the actor is in ${got}, the model says ${want}`);
       const context = actor.getSnapshot().context;
-      if (context.turn > context.maxTurns) throw fail(`turn ${context.turn} exceeds maxTurns ${context.maxTurns}`);
+      if (context.turn > context.run.maxTurns) throw fail(`turn ${context.turn} exceeds maxTurns ${context.run.maxTurns}`);
     }
     const end = actor.getSnapshot();
     if (end.status === "done") {
       const output = end.output!;
-      if (output.reason !== end.context.stopReason) throw fail(`output reason ${output.reason} differs from context ${end.context.stopReason}`);
+      if (output.reason !== end.context.outcome.stopReason) throw fail(`output reason ${output.reason} differs from context ${end.context.outcome.stopReason}`);
       if (output.reason !== "final_answer" && !output.error) throw fail(`reason ${output.reason} without an error`);
       reasons.add(output.reason);
       const unanswered = end.context.batch.filter((r) => !r.result);

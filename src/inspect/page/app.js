@@ -852,13 +852,15 @@ function countersAt(s, index) {
   if (ctx && typeof ctx === "object" && typeof ctx.turn === "number") {
     const live = !s.ended && model.follow && index === s.entries.length - 1;
     const at = live ? Date.now() : Date.parse(entry.time);
+    // The engine keeps a run's fixed settings under `run`.
+    const run = ctx.run && typeof ctx.run === "object" ? ctx.run : ctx;
     return {
       turns: ctx.turn,
-      maxTurns: ctx.maxTurns,
+      maxTurns: run.maxTurns,
       toolCalls: ctx.toolCallCount ?? 0,
-      maxToolCalls: ctx.maxToolCalls,
-      elapsedMs: typeof ctx.startedAt === "number" ? Math.max(0, at - ctx.startedAt) : undefined,
-      timeoutMs: ctx.timeoutMs,
+      maxToolCalls: run.maxToolCalls,
+      elapsedMs: typeof run.startedAt === "number" ? Math.max(0, at - run.startedAt) : undefined,
+      timeoutMs: run.timeoutMs,
     };
   }
   let toolCalls = 0;

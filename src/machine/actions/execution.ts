@@ -32,18 +32,18 @@ export function appendToolResults(context: EngineContext): Partial<EngineContext
   for (const record of context.batch) {
     if (!record.result && record.status === "over_limit") {
       record.result = {
-        content: `Not run: the run's tool-call limit (maxToolCalls = ${context.maxToolCalls}) was reached.`,
+        content: `Not run: the run's tool-call limit (maxToolCalls = ${context.run.maxToolCalls}) was reached.`,
         isError: true,
       };
     }
   }
   closeBatch(context, "Not run.");
-  return { batchOpen: false };
+  return { batchState: { ...context.batchState, open: false } };
 }
 
 /** Pushes one tool message per call of the open batch; calls without a result get `missing`. */
 export function closeBatch(context: EngineContext, missing: string): void {
-  if (!context.batchOpen) return;
+  if (!context.batchState.open) return;
   for (const record of context.batch) {
     if (!record.result) {
       record.result = { content: missing, isError: true };

@@ -16,15 +16,15 @@ export function claimInbox(context: EngineContext): Partial<EngineContext> {
     const n = take(steering.length, context.loop.steeringMode);
     claimed = steering.slice(0, n);
     inbox = { steering: steering.slice(n), followUp };
-  } else if (followUp.length > 0 && context.response !== undefined && context.response.toolCalls.length === 0) {
+  } else if (followUp.length > 0 && context.call.response !== undefined && context.call.response.toolCalls.length === 0) {
     const n = take(followUp.length, context.loop.followUpMode);
     claimed = followUp.slice(0, n);
     inbox = { steering, followUp: followUp.slice(n) };
     source = "follow_up";
   }
-  if (claimed.length === 0) return { claimed: [] };
+  if (claimed.length === 0) return context.inbox.claimed.length ? { inbox: { ...context.inbox, claimed: [] } } : {};
   for (const message of claimed) context.messages.push(message);
-  return { inbox, claimed, claimedFrom: source };
+  return { inbox: { steering: inbox.steering, followUp: inbox.followUp, claimed, claimedFrom: source } };
 }
 
 function take(available: number, mode: QueueMode): number {
@@ -34,6 +34,6 @@ function take(available: number, mode: QueueMode): number {
 /** A message queued while the run goes on (session.steer / session.followUp). */
 export function enqueue(context: EngineContext, kind: "steering" | "follow_up", message: UserMessage): Partial<EngineContext> {
   return kind === "steering"
-    ? { inbox: { steering: [...context.inbox.steering, message], followUp: context.inbox.followUp } }
-    : { inbox: { steering: context.inbox.steering, followUp: [...context.inbox.followUp, message] } };
+    ? { inbox: { ...context.inbox, steering: [...context.inbox.steering, message] } }
+    : { inbox: { ...context.inbox, followUp: [...context.inbox.followUp, message] } };
 }

@@ -4,14 +4,15 @@ import type { EngineContext } from "../context.js";
 
 /** Entering call_model: one more model call. */
 export function beginModelCall(context: EngineContext): Partial<EngineContext> {
+  const call = { ...context.call, streamingText: "", response: undefined };
   // A retried request (onModelError, context overflow) is the same turn again.
-  if (context.retrying) return { retrying: false, streamingText: "", response: undefined };
-  return { turn: context.turn + 1, streamingText: "", response: undefined };
+  if (context.call.retrying) return { call: { ...call, retrying: false } };
+  return { turn: context.turn + 1, call };
 }
 
 /** A text delta arrived: kept so a cut-off answer is not lost. */
 export function recordStreamText(context: EngineContext, text: string): Partial<EngineContext> {
-  return { streamingText: context.streamingText + text };
+  return { call: { ...context.call, streamingText: context.call.streamingText + text } };
 }
 
 /** The model finished. A text-only answer joins the conversation here; one with tool calls in parse_tool_call. */
@@ -20,7 +21,7 @@ export function recordResponse(context: EngineContext, response: ModelResponse):
   // parse_tool_call): the anchor of the compaction estimate.
   const usageAnchor = response.usage
     ? { tokens: (response.usage.input || 0) + (response.usage.output || 0), messageCount: context.messages.length + 1 }
-    : context.usageAnchor;
+    : context.call.usageAnchor;
   if (response.toolCalls.length === 0) {
     context.messages.push({
       role: "assistant",
@@ -30,13 +31,10 @@ export function recordResponse(context: EngineContext, response: ModelResponse):
     });
   }
   return {
-    response,
-    streamingText: "",
-    finalText: response.text,
+    call: { ...context.call, response, streamingText: "", usageAnchor, modelErrorAttempts: 0 },
+    outcome: { ...context.outcome, finalText: response.text },
     usage: addUsage(context.usage, response.usage),
-    usageAnchor,
-    modelErrorAttempts: 0,
     // What build_context took in before this call has been answered.
-    claimed: [],
+    inbox: context.inbox.claimed.length ? { ...context.inbox, claimed: [] } : context.inbox,
   };
 }

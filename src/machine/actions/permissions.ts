@@ -54,10 +54,13 @@ export function denyResponse(context: EngineContext): Partial<EngineContext> {
   const name = denied?.call.name ?? "a tool";
   const why = denied?.result?.content.replace(/^Permission denied: /, "").replace(/\. \S+ was not run\.$/, "") ?? "denied";
   return {
-    stopReason: "permission_denied",
-    stopError: {
-      code: "PERMISSION_DENIED",
-      message: `permission denied for ${name}: ${why}. Allow it with an allow rule or another permission mode, or answer through permissions.onAsk`,
+    outcome: {
+      ...context.outcome,
+      stopReason: "permission_denied",
+      stopError: {
+        code: "PERMISSION_DENIED",
+        message: `permission denied for ${name}: ${why}. Allow it with an allow rule or another permission mode, or answer through permissions.onAsk`,
+      },
     },
   };
 }

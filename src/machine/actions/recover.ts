@@ -10,7 +10,7 @@ import { errorResultText } from "./tool-calls.js";
  */
 export function recoverFromErrors(context: EngineContext): Partial<EngineContext> {
   // A failed request or context build is judged by the guards that leave recover (overflow, onModelError, stop).
-  if (context.failure) return {};
+  if (context.outcome.failure) return {};
   let fatal: { name: string; code: string; message: string } | undefined;
   for (const record of context.batch) {
     if (!record.error || record.result) continue;
@@ -25,7 +25,7 @@ export function recoverFromErrors(context: EngineContext): Partial<EngineContext
   }
   if (fatal) {
     const message = fatal.code === "REPEATED_CALL" ? fatal.message : `tool ${fatal.name} failed fatally: ${fatal.message}`;
-    return { stopReason: "tool_error", stopError: { code: fatal.code, message } };
+    return { outcome: { ...context.outcome, stopReason: "tool_error", stopError: { code: fatal.code, message } } };
   }
   return {};
 }

@@ -5,21 +5,21 @@ import { closeBatch } from "./execution.js";
 
 /** Sets why the run stops, unless an earlier step already did. */
 export function stopWith(context: EngineContext, reason: StopReason, error?: ErrorInfo): Partial<EngineContext> {
-  if (context.stopReason) return {};
-  return error ? { stopReason: reason, stopError: error } : { stopReason: reason };
+  if (context.outcome.stopReason) return {};
+  return { outcome: { ...context.outcome, stopReason: reason, ...(error ? { stopError: error } : {}) } };
 }
 
 export function limitError(reason: StopReason, context: EngineContext): ErrorInfo | undefined {
   switch (reason) {
     case "max_turns":
-      return { code: "MAX_TURNS", message: `stopped after ${context.turn} model calls (maxTurns = ${context.maxTurns}); raise maxTurns to let the agent go on` };
+      return { code: "MAX_TURNS", message: `stopped after ${context.turn} model calls (maxTurns = ${context.run.maxTurns}); raise maxTurns to let the agent go on` };
     case "max_tool_calls":
       return {
         code: "MAX_TOOL_CALLS",
-        message: `stopped after ${context.toolCallCount} tool calls (maxToolCalls = ${context.maxToolCalls}); raise maxToolCalls to let the agent go on`,
+        message: `stopped after ${context.toolCallCount} tool calls (maxToolCalls = ${context.run.maxToolCalls}); raise maxToolCalls to let the agent go on`,
       };
     case "timeout":
-      return { code: "TIMEOUT", message: `stopped after ${context.timeoutMs} ms (timeoutMs); raise timeoutMs for longer runs` };
+      return { code: "TIMEOUT", message: `stopped after ${context.run.timeoutMs} ms (timeoutMs); raise timeoutMs for longer runs` };
     case "user_abort":
       return { code: "USER_ABORT", message: "the run was aborted by the caller" };
     default:
@@ -32,18 +32,17 @@ export function limitError(reason: StopReason, context: EngineContext): ErrorInf
  * message marked `cutOff`; tool calls of an unfinished response get results saying they did not run.
  */
 export function closeRun(context: EngineContext): Partial<EngineContext> {
-  const reason = context.stopReason ?? "model_error";
+  const reason = context.outcome.stopReason ?? "model_error";
   // streamingText is emptied when a response completes: text left in it belongs to a call that was cut off.
-  const cutOff = context.streamingText !== "";
-  if (cutOff) {
-    context.messages.push({ role: "assistant", content: context.streamingText, cutOff: true });
-  }
+  const partial = context.call.streamingText;
+  if (partial !== "") context.messages.push({ role: "assistant", content: partial, cutOff: true });
   closeBatch(context, `Not run: the run stopped (${reason}) before this call finished.`);
-  const update: Partial<EngineContext> = { batchOpen: false, stopReason: reason };
-  if (reason !== "final_answer" && !context.stopError) update.stopError = limitError(reason, context) ?? { code: "MODEL_ERROR", message: reason };
-  if (cutOff) {
-    update.finalText = context.streamingText;
-    update.streamingText = "";
-  }
-  return update;
+  const outcome = { ...context.outcome, stopReason: reason };
+  if (reason !== "final_answer" && !outcome.stopError) outcome.stopError = limitError(reason, context) ?? { code: "MODEL_ERROR", message: reason };
+  if (partial !== "") outcome.finalText = partial;
+  return {
+    outcome,
+    batchState: { ...context.batchState, open: false },
+    ...(partial !== "" ? { call: { ...context.call, streamingText: "" } } : {}),
+  };
 }

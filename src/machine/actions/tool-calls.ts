@@ -12,9 +12,9 @@ export function newToolCallId(): string {
 
 /** parse_tool_call: raw calls → ToolCalls. Arguments that are not JSON, or a truncated response, become errors. */
 export function parseToolCalls(context: EngineContext): Partial<EngineContext> {
-  const response = context.response!;
+  const response = context.call.response!;
   const truncated = response.finishReason === "length";
-  const batch: CallRecord[] = response.toolCalls.map((raw) => parseOne(raw, context.sessionId, truncated));
+  const batch: CallRecord[] = response.toolCalls.map((raw) => parseOne(raw, context.run.sessionId, truncated));
   const toolCalls: AssistantToolCall[] = batch.map(({ call, raw }) => ({
     id: call.id,
     name: call.name,
@@ -32,7 +32,7 @@ export function parseToolCalls(context: EngineContext): Partial<EngineContext> {
     ...(response.thinking ? { thinking: response.thinking } : {}),
     ...(response.providerMetadata ? { providerMetadata: response.providerMetadata } : {}),
   });
-  return { batch, batchOpen: true, batchHitToolLimit: false };
+  return { batch, batchState: { ...context.batchState, open: true, hitToolLimit: false } };
 }
 
 function parseOne(raw: RawToolCall, sessionId: string, truncated: boolean): CallRecord {
@@ -73,9 +73,9 @@ function parseOne(raw: RawToolCall, sessionId: string, truncated: boolean): Call
  */
 export function validateToolCalls(context: EngineContext): Partial<EngineContext> {
   const tools = context.deps.tools;
-  let budget = context.maxToolCalls - context.toolCallCount;
+  let budget = context.run.maxToolCalls - context.toolCallCount;
   let hitLimit = false;
-  let repeat = context.repeat;
+  let repeat = context.batchState.repeat;
   const maxRepeated = context.loop.maxRepeatedCalls;
   for (const record of context.batch) {
     if (record.status !== "pending") continue;
@@ -123,7 +123,7 @@ export function validateToolCalls(context: EngineContext): Partial<EngineContext
     }
     budget--;
   }
-  return { batchHitToolLimit: hitLimit, repeat };
+  return { batchState: { ...context.batchState, hitToolLimit: hitLimit, repeat } };
 }
 
 /** What the model is told for a call refused before it ran. */
