@@ -13,6 +13,8 @@ const AUTHORIZATION =
 const KEY_FORMATS =
   /\b(?:sk-(?:proj-|ant-(?:api\d\d-)?|or-v1-)?[A-Za-z0-9_-]{32,}|gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{40,}|xox[abprs]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16}|AIza[0-9A-Za-z_-]{35})/g;
 
+const KEY_PREFIXES = ["sk-", "gh", "github_pat_", "xox", "AKIA", "AIza"];
+
 /**
  * The secret values of an environment (values of variables named like *_KEY, *_TOKEN, *_SECRET, *_PASSWORD), as they
  * appear inside a JSON string, longest first so a secret containing another is replaced whole.
@@ -35,6 +37,7 @@ export function redactLine(line: string, secrets: readonly string[]): string {
   for (const secret of secrets) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
   if (out.includes("Bearer")) out = out.replace(BEARER, `$1 ${REDACTED}`);
   if (/authorization/i.test(out)) out = out.replace(AUTHORIZATION, `$1$2$3${REDACTED}`);
-  out = out.replace(KEY_FORMATS, REDACTED);
+  // Most lines hold no key: a few substring checks spare the regular expression's scan.
+  if (KEY_PREFIXES.some((prefix) => out.includes(prefix))) out = out.replace(KEY_FORMATS, REDACTED);
   return out;
 }
