@@ -1,3 +1,4 @@
+import { setMaxListeners } from "node:events";
 import { fromPromise, type AnyActorRef } from "xstate";
 import { AgentError, toAgentError } from "../errors/agent-error.js";
 import { callHook, type AgentHooks } from "../hooks.js";
@@ -22,6 +23,8 @@ export interface RunToolsInput {
  * others; the actor's signal (run aborted or timed out) aborts them all.
  */
 export const runToolsActor = fromPromise<void, RunToolsInput>(async ({ input, signal }) => {
+  // Every call of a parallel group listens on the batch's signal; a large group is not a listener leak.
+  setMaxListeners(0, signal);
   let group: Array<{ call: ToolCall; tool: AnyTool }> = [];
   const flush = async () => {
     if (group.length === 0) return;

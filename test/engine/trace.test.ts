@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Writable } from "node:stream";
 import { pino } from "pino";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { defineTool, query, scriptedModel, TRACE_VERSION } from "../../src/index.js";
 import { collect, readJsonl, removeDir, tempDir } from "../support/engine.js";
@@ -99,6 +99,52 @@ describe("trace", () => {
       const own = lines.filter((l) => l.sessionId === id);
       expect(own.map((l) => l.seq)).toEqual(own.map((_, i) => i));
       expect(own.at(-1)?.state).toBe("done");
+    }
+  });
+
+  it("a long run's lines reach the file while it runs, not only at its end", async () => {
+    const file = join(cwd, ".agent", "trace.jsonl");
+    const sizes: number[] = [];
+    const probe = defineTool({
+      name: "probe",
+      description: "Looks at the trace file.",
+      inputSchema: { type: "object", properties: { i: { type: "integer" } }, required: ["i"] },
+      risk: "read",
+      execute: (input: { i: number }) => {
+        sizes.push(existsSync(file) ? statSync(file).size : 0);
+        return `step ${input.i}`;
+      },
+    });
+    const steps = Array.from({ length: 80 }, (_, i) => ({ toolCalls: [{ name: "probe", input: { i } }] }));
+    const { result } = await collect(query("x", { model: scriptedModel([...steps, { text: "done" }]), tools: [probe], cwd, maxTurns: 100, maxToolCalls: 100 }));
+    expect(result.reason).toBe("final_answer");
+    expect(sizes[0]).toBe(0);
+    expect(sizes.at(-1)).toBeGreaterThan(0);
+  });
+
+  it("a parallel group of many read-only calls raises no listener-leak warning", async () => {
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(w.name);
+    process.on("warning", onWarning);
+    try {
+      const wait = defineTool({
+        name: "wait",
+        description: "Waits for its signal or a moment.",
+        inputSchema: { type: "object", properties: { i: { type: "integer" } } },
+        risk: "read",
+        execute: (_input, { signal }) =>
+          new Promise<string>((resolve) => {
+            signal.addEventListener("abort", () => resolve("aborted"));
+            setTimeout(() => resolve("ok"), 5);
+          }),
+      });
+      const calls = Array.from({ length: 16 }, (_, i) => ({ name: "wait", input: { i } }));
+      const { result } = await collect(query("x", { model: scriptedModel([{ toolCalls: calls }, { text: "k" }]), tools: [wait], cwd, maxToolCalls: 16 }));
+      expect(result.reason).toBe("final_answer");
+      await new Promise((r) => setImmediate(r));
+      expect(warnings).not.toContain("MaxListenersExceededWarning");
+    } finally {
+      process.off("warning", onWarning);
     }
   });
 
