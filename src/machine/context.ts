@@ -175,19 +175,13 @@ export interface EngineContext {
 }
 
 /** What `createActor(engineMachine, { input })` needs. */
-export interface EngineInput {
-  sessionId: string;
-  userInput: string;
-  cwd: string;
-  systemPrompt?: string;
-  maxTurns: number;
-  maxToolCalls: number;
-  timeoutMs: number;
+export interface EngineInput extends Omit<RunConfig, "startedAt" | "deadline"> {
   /** Conversation before this run (a continued session); the new user message is added by build_context. */
   history?: readonly Message[];
   /** Queued messages the run may claim. */
   inbox?: Inbox;
   loop: LoopSettings;
+  /** Default: when the actor is created. The deadline is startedAt + timeoutMs. */
   startedAt?: number;
   deps: EngineDeps;
 }

@@ -9,7 +9,7 @@ import { createLogger, LOG_LEVELS, resolveLogLevel } from "../cli/logger.js";
 import { createModel } from "../cli/model-factory.js";
 import { createTerminalPrompter, type PermissionPrompter } from "../cli/prompt.js";
 import { HumanRenderer, JsonRenderer, type Renderer } from "../cli/render.js";
-import { parsePositiveInteger, parsePositiveSeconds } from "../cli/run-flags.js";
+import { parsePositiveInteger, parsePositiveSeconds, type RunFlags } from "../cli/run-flags.js";
 import { UsageError } from "../cli/usage-error.js";
 import { AgentError } from "../errors/agent-error.js";
 import type { AgentEvent } from "../events.js";
@@ -225,24 +225,12 @@ export function registerTraceCommands(program: Command, context: TraceCommandCon
   return trace;
 }
 
-interface ForkFlags {
+/** `trace fork`'s flags: the run flags (a fork continues as a run) plus where to fork and what to say. */
+interface ForkFlags extends Omit<RunFlags, "session"> {
   session: string;
   at: number;
   run?: number;
   prompt?: string;
-  cwd?: string;
-  model?: string;
-  baseUrl?: string;
-  maxTurns?: number;
-  maxToolCalls?: number;
-  timeout?: number;
-  permissionMode?: PermissionMode;
-  allow?: string[];
-  ask?: string[];
-  deny?: string[];
-  systemPrompt?: string;
-  trace?: string | false;
-  logLevel?: string;
   json?: boolean;
   color?: boolean;
 }
