@@ -178,6 +178,9 @@ async function* runEngine(
         queue[head++] = undefined as unknown as AgentEvent; // let delivered events be collected
         yield event;
       }
+      // Everything delivered: start the queue over rather than let it grow with the run.
+      queue.length = 0;
+      head = 0;
       if (finished) break;
       await new Promise<void>((resolve) => (wake = resolve));
       wake = undefined;
