@@ -20,8 +20,6 @@ export function transcriptWriter(options: {
     state({ context, state, event }) {
       if (state === "build_context") return;
       const messages = context.messages;
-      // Everything before the new user message (system prompt, loaded history) is already on record; a run whose
-      // context could not be built has nothing new.
       const time = new Date().toISOString();
       let compacted = false;
       if (context.call.compaction && context.call.compaction !== compaction) {
@@ -35,6 +33,8 @@ export function transcriptWriter(options: {
         written = messages.length;
       }
       list = messages;
+      // Everything before the new user message (system prompt, loaded history) is already on record; a run whose
+      // context could not be built has nothing new.
       if (written < 0) written = event.type === "xstate.done.actor.buildContext" ? messages.length - 1 - context.inbox.claimed.length : messages.length;
       for (; written < messages.length; written++) {
         const message = messages[written];
