@@ -153,7 +153,7 @@ export function renderReport(results, notes) {
   if (results.loop) {
     out.push("## 1. Loop overhead");
     out.push("");
-    out.push("Wall-clock µs per step, median of the measured runs with the interquartile range; ×floor and ×pi are ratios of medians at each size (N = 1 000 / N = 5 000); growth is the per-step cost at the larger size over the smaller one (1.0× is linear, a quadratic loop grows about 5×); peak heap is the most the JS heap plus external memory rose above its level at the start of a run (sampled every 256 steps and at the end).");
+    out.push("Wall-clock µs per step, median of the measured runs with the interquartile range; ×floor and ×pi are ratios of medians at each size (N = 1 000 / N = 5 000); growth is the per-step cost at the larger size over the smaller one (1.0× is linear, a quadratic loop grows about 5×); peak heap is the most the JS heap plus external memory rose above its level at the start of a run (sampled every 256 steps and at the end). Before each timed run the heap is collected and left 25 ms to settle; each round starts one engine further along, so no engine always follows the same one.");
     out.push("");
     out.push(loopTable(results));
     out.push("");
@@ -218,7 +218,7 @@ export function renderReport(results, notes) {
     const c = results.concurrency;
     out.push("## 4. Concurrency");
     out.push("");
-    out.push(`${num(c.runs, 0)} runs started at once in one process, each ${c.steps} tool steps whose model answers after ${c.modelMs} ms (then an instant final answer), all in one workspace with one shared trace file. Ideal ${num(c.idealMs / 1000, 1)} s, goal ≤ ${c.goalRatio}×: **${num(c.wallMs / 1000, 2)} s (${ratio(c.ratio)})** — ${c.met ? "met" : "missed"}. Peak memory per concurrent run: ${num(c.peakHeapPerRunKB, 1)} KB of heap + external, ${num(c.peakRssPerRunKB, 1)} KB of RSS (peak above the level before the runs, sampled every 10 ms, divided by ${num(c.runs, 0)}).`);
+    out.push(`${num(c.runs, 0)} runs started at once in one process, each ${c.steps} tool steps whose model answers after ${c.modelMs} ms (then an instant final answer), all in one workspace with one shared trace file. Ideal ${num(c.idealMs / 1000, 1)} s, goal ≤ ${c.goalRatio}×: **${num(c.wallMs / 1000, 2)} s (${ratio(c.ratio)})** — ${c.met ? "met" : "missed"}. Peak memory per concurrent run: ${num(c.peakHeapPerRunKB, 1)} KB of heap + external, ${c.peakRssPerRunKB > 0 ? `${num(c.peakRssPerRunKB, 1)} KB of RSS` : "RSS did not rise above its level before the runs (the process kept memory from the earlier sections)"} (peak above the level before the runs, sampled every 10 ms, divided by ${num(c.runs, 0)}).`);
     out.push("");
   }
   if (results.longRun) {
