@@ -92,7 +92,7 @@ describe("stop reasons, with exact event sequences", () => {
     const model = scriptedModel(Array.from({ length: 10 }, (_, i) => ({ toolCalls: [{ name: "echo", input: { text: `call ${i}` } }] })));
     const { result } = await collect(query("loop", { model, tools: [echo], cwd, maxToolCalls: 100 }));
     expect(model.calls).toBe(8);
-    expect(result.error?.message).toContain("stopped after 8 model calls (maxTurns");
+    expect(result.error?.message).toContain("stopped after 8 model calls (maxTurns)");
   });
 
   it("max_tool_calls: the calls that fit run, the rest are told the limit, then the run stops", async () => {

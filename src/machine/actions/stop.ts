@@ -12,11 +12,11 @@ export function stopWith(context: EngineContext, reason: StopReason, error?: Err
 export function limitError(reason: StopReason, context: EngineContext): ErrorInfo | undefined {
   switch (reason) {
     case "max_turns":
-      return { code: "MAX_TURNS", message: `stopped after ${context.turn} model calls (maxTurns = ${context.run.maxTurns}); raise maxTurns to let the agent go on` };
+      return { code: "MAX_TURNS", message: `stopped after ${context.turn} model calls (maxTurns); raise maxTurns (now ${context.run.maxTurns}) to let the agent go on` };
     case "max_tool_calls":
       return {
         code: "MAX_TOOL_CALLS",
-        message: `stopped after ${context.toolCallCount} tool calls (maxToolCalls = ${context.run.maxToolCalls}); raise maxToolCalls to let the agent go on`,
+        message: `stopped after ${context.toolCallCount} tool calls (maxToolCalls); raise maxToolCalls (now ${context.run.maxToolCalls}) to let the agent go on`,
       };
     case "timeout":
       return { code: "TIMEOUT", message: `stopped after ${context.run.timeoutMs} ms (timeoutMs); raise timeoutMs for longer runs` };
