@@ -2,7 +2,7 @@
 // concurrency, a long run and replay, in one process. Writes bench/results.json and docs/performance.md.
 //
 //   npm run bench                      (from the repository root: installs bench/'s own dependencies, then this)
-//   node bench/run.mjs [--full] [--quick] [--only=loop,inspector,parallel,streaming,concurrency,long,replay]
+//   node bench/run.mjs [--full] [--quick] [--only=loop,parallel,streaming,concurrency,long,replay]
 //
 // --full measures every peer at N = 5 000 however long it takes (@openai/agents alone takes many minutes there);
 // --quick is a smoke run at small sizes that writes nothing; --report renders docs/performance.md from results.json.
@@ -82,12 +82,6 @@ function packageVersion(name) {
   }
 }
 
-/** Whether query() takes an inspector option in this build, read from its published types. */
-function queryInspectOption() {
-  const types = join(distDir, "options.d.ts");
-  return existsSync(types) && /^\s*inspect\??:/m.test(readFileSync(types, "utf8"));
-}
-
 const startedAt = Date.now();
 const built = ensureBuilt();
 const sc = await import(pathToFileURL(join(distDir, "index.js")).href);
@@ -137,24 +131,7 @@ if (wants("loop")) {
     { id: "statecraft-off", label: "statecraft, trace off", engine: statecraftEngine(sc, "off") },
     { id: "statecraft-on", label: "statecraft, trace on", engine: statecraftEngine(sc, "on") },
   ];
-  let inspectNote;
-  if (queryInspectOption()) {
-    // query() takes an inspector: try the documented shapes on a short run, use the first one that works.
-    for (const option of [{ port: 0 }, true]) {
-      try {
-        const probeRun = await statecraftEngine(sc, "inspect", option).make(3);
-        await probeRun.run();
-        probeRun.verify();
-        probeRun.dispose();
-        entries.push({ id: "statecraft-inspect", label: "statecraft, trace on, inspector (no client)", engine: statecraftEngine(sc, "inspect", option) });
-        break;
-      } catch (error) {
-        inspectNote = `query(input, { inspect: ${JSON.stringify(option)} }) failed: ${error.message}`;
-      }
-    }
-  } else {
-    inspectNote = "query() has no inspect option in this build; the inspector's cost is measured on the engine actor directly (section 1b)";
-  }
+  entries.push({ id: "statecraft-inspect", label: "statecraft, trace on, inspector (no client)", engine: statecraftEngine(sc, "inspect", { port: 0 }) });
   entries.push({ id: "hand-loop", label: "hand-written while loop + ajv", engine: handLoopEngine() });
   const peers = [
     ["pi", "pi-agent-core runAgentLoop", "./engines/pi.mjs", "piEngine"],
@@ -177,30 +154,8 @@ if (wants("loop")) {
     sizes,
     rows: deriveLoop(raw, sizes, "floor", "pi"),
     raw,
-    ...(inspectNote && !entries.some((e) => e.id === "statecraft-inspect") ? { inspectorViaQuery: `n/a: ${inspectNote}` } : {}),
     ...(missing.length ? { missing } : {}),
   };
-}
-
-// 1b. The inspector's cost on the engine actor, while query() has no inspector option.
-if (wants("inspector") && !results.loop?.rows.some((r) => r.id === "statecraft-inspect")) {
-  log("1b. inspector attached, no client (engine actor driven directly)");
-  try {
-    const { loadInternals, directEngine } = await import("./engines/statecraft-direct.mjs");
-    const internals = await loadInternals(distDir);
-    const raw = await loopOverhead(
-      [
-        { id: "direct", label: "engine actor, trace on", engine: directEngine(sc, internals, false) },
-        { id: "direct-inspect", label: "engine actor, trace on, inspector (no client)", engine: directEngine(sc, internals, true) },
-      ],
-      { ...loopOptions, runs: quick ? 3 : 5 },
-    );
-    const rows = deriveLoop(raw, sizes, "direct", "none");
-    results.inspector = { mode: "engine actor driven directly", sizes, rows, raw };
-  } catch (error) {
-    results.inspector = { mode: "n/a", reason: error.message };
-    log(`  n/a: ${error.message}`);
-  }
 }
 
 // 2. Parallel tools.

@@ -160,7 +160,6 @@ export function renderReport(results, notes) {
     const marked = results.loop.rows.filter((r) => Object.values(r.sizes).some((c) => c.note));
     for (const row of marked) for (const c of Object.values(row.sizes)) if (c.note) out.push(`† ${row.label}: ${c.note}.`);
     if (marked.length) out.push("");
-    if (results.loop.inspectorViaQuery) out.push(`Inspector through query(): ${results.loop.inspectorViaQuery}.`, "");
     out.push("CPU time per step (user + system of the whole process, so JIT and GC threads count) is steadier than wall time on a shared machine:");
     out.push("");
     out.push(cpuTable(results));
@@ -174,23 +173,6 @@ export function renderReport(results, notes) {
     out.push("- **ai**: `generateText` with one `tool()` (JSON schema), `stopWhen: stepCountIs(N + 1)`, `MockLanguageModelV3` from `ai/test` whose `doGenerate` answers from a counter (the mock's own record of every call's prompt is cleared on each call: it is test bookkeeping and would hold N² messages).");
     out.push("- **@openai/agents**: `run(agent, input, { maxTurns })` with a custom `Model` whose `getResponse` answers from a counter, a non-strict JSON-schema `tool()`, tracing disabled (`setTracingDisabled(true)`).");
     out.push("- **LangGraph**: `createReactAgent` from `@langchain/langgraph/prebuilt` with a `BaseChatModel` subclass answering from a counter and a `@langchain/core` `tool()`; `recursionLimit` 2N + 10.");
-    out.push("");
-  }
-
-  if (results.inspector) {
-    out.push("## 1b. Inspector attached, no client");
-    out.push("");
-    if (results.inspector.mode === "n/a") out.push(`n/a: ${results.inspector.reason}`);
-    else {
-      out.push("`query()` takes no inspector option in this build, so an inspector (`startInspector({ port: 0 })`, no page connected) is attached the way its `attach(run).observer` is meant to be: among the engine's observers, with the engine actor driven directly (no async-generator bridge). The comparison is with the same harness without the inspector.");
-      out.push("");
-      const { sizes, rows } = results.inspector;
-      out.push(`| harness | ${sizes.map((s) => `µs/step N = ${num(s, 0)}`).join(" | ")} | × without inspector | peak heap N = ${num(sizes[1], 0)} |`);
-      out.push(`|---|${sizes.map(() => "---:").join("|")}|---:|---:|`);
-      for (const row of rows) {
-        out.push(`| ${row.label} | ${sizes.map((s) => (row.sizes[s] ? `${num(row.sizes[s].median)} [${num(row.sizes[s].q1)}–${num(row.sizes[s].q3)}]` : "n/a")).join(" | ")} | ${sizes.map((s) => (row.sizes[s]?.xFloor == null ? "–" : ratio(row.sizes[s].xFloor))).join(" / ")} | ${row.sizes[sizes[1]] ? `${num(row.sizes[sizes[1]].peakHeapMB, 1)} MB` : "n/a"} |`);
-      }
-    }
     out.push("");
   }
 
