@@ -10,7 +10,7 @@ import {
   type AgentEvent,
   type Message,
 } from "../../src/index.js";
-import { collect, outline, readJsonl, removeDir, tempDir } from "../support/engine.js";
+import { collect, outline, readJsonl, removeDir, tempDir, echoTool } from "../support/engine.js";
 
 let cwd: string;
 beforeEach(() => {
@@ -18,13 +18,7 @@ beforeEach(() => {
 });
 afterEach(() => removeDir(cwd));
 
-const echo = defineTool({
-  name: "echo",
-  description: "Echoes its text.",
-  inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
-  risk: "read",
-  execute: (input: { text: string }) => `echo: ${input.text}`,
-});
+const echo = echoTool;
 
 const contents = (messages: readonly Message[]) => messages.map((m) => `${m.role}:${m.content}`);
 const calls = (text: string) => ({ toolCalls: [{ name: "echo", input: { text } }] });

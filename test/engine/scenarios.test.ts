@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { join } from "node:path";
 import { AgentError, defineTool, query, scriptedModel, type AgentEvent } from "../../src/index.js";
-import { collect, outline, readJsonl, removeDir, tempDir, textOf } from "../support/engine.js";
+import { collect, outline, readJsonl, removeDir, tempDir, textOf, echoTool } from "../support/engine.js";
 
 let cwd: string;
 beforeEach(() => {
@@ -9,13 +9,7 @@ beforeEach(() => {
 });
 afterEach(() => removeDir(cwd));
 
-const echo = defineTool({
-  name: "echo",
-  description: "Echoes its text.",
-  inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"], additionalProperties: false },
-  risk: "read",
-  execute: (input: { text: string }) => `echo: ${input.text}`,
-});
+const echo = echoTool;
 
 const writeNote = defineTool({
   name: "write_note",

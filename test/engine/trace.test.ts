@@ -4,7 +4,7 @@ import { pino } from "pino";
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { defineTool, query, scriptedModel, TRACE_VERSION } from "../../src/index.js";
-import { collect, readJsonl, removeDir, tempDir } from "../support/engine.js";
+import { collect, readJsonl, removeDir, tempDir, echoTool } from "../support/engine.js";
 
 let cwd: string;
 beforeEach(() => {
@@ -12,13 +12,7 @@ beforeEach(() => {
 });
 afterEach(() => removeDir(cwd));
 
-const echo = defineTool({
-  name: "echo",
-  description: "Echoes its text.",
-  inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
-  risk: "read",
-  execute: (input: { text: string }) => `echo: ${input.text}`,
-});
+const echo = echoTool;
 
 type Line = { v: number; kind: string; sessionId: string; seq: number; time: string; state: string; turn: number; details: Record<string, unknown> };
 

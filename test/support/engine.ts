@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { AgentEvent, RunResult } from "../../src/index.js";
+import { defineTool, type AgentEvent, type RunResult } from "../../src/index.js";
 import type { QueryRun } from "../../src/query.js";
 
 /** Drains a run: every event and the return value. */
@@ -60,3 +60,12 @@ export function readJsonl<T = Record<string, unknown>>(file: string): T[] {
     .filter((l) => l.trim() !== "")
     .map((l) => JSON.parse(l) as T);
 }
+
+/** A read-only tool the engine tests share: echoes its text. */
+export const echoTool = defineTool({
+  name: "echo",
+  description: "Echoes its text.",
+  inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
+  risk: "read",
+  execute: (input: { text: string }) => `echo: ${input.text}`,
+});
