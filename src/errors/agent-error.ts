@@ -81,7 +81,3 @@ function safeString(value: unknown): string {
     return String(value);
   }
 }
-
-export function errorInfo(error: unknown, fallbackCode: AgentErrorCode = "TOOL_FAILED"): ErrorInfo {
-  return toAgentError(error, fallbackCode).toJSON();
-}

@@ -44,17 +44,3 @@ export interface OtherTraceLine extends TraceLineBase {
 }
 
 export type TraceLine = StateTraceLine | RetryTraceLine | OtherTraceLine;
-
-export function isStateLine(line: TraceLine): line is StateTraceLine {
-  return line.kind === "state";
-}
-
-/** The `done` line's details. */
-export interface DoneDetails {
-  reason: string;
-  error?: ErrorInfo;
-  turns: number;
-  toolCalls: number;
-  usage: { input: number; output: number; cached: number; reasoning: number };
-  durationMs: number;
-}

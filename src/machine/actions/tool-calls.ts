@@ -6,7 +6,7 @@ import type { CallRecord, EngineContext } from "../context.js";
 import { stableJson } from "../../util/stable-json.js";
 
 /** Engine-owned ids: a server's "0" or "" never collides across turns or sessions. */
-export function newToolCallId(): string {
+function newToolCallId(): string {
   return `call_${randomUUID().replace(/-/g, "").slice(0, 20)}`;
 }
 
