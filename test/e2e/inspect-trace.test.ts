@@ -97,7 +97,15 @@ describe("inspector: trace mode", { timeout: BROWSER_TEST_TIMEOUT }, () => {
     const picker = page.getByRole("combobox", { name: "session" });
     await picker.selectOption((await picker.locator("option", { hasText: sessionId.slice(0, 8) }).getAttribute("value"))!);
     const index = lines.findIndex((l) => l.state === "append_tool_result");
-    await page.getByRole("slider", { name: "scrubber" }).fill(String(index));
+    const scrubber = page.getByRole("slider", { name: "scrubber" });
+    // The session switch redraws the timeline asynchronously: move the scrubber once it is this session's.
+    await expect.poll(() => scrubber.getAttribute("max"), WAIT).toBe(String(lines.length - 1));
+    const selectedSeq = async () => {
+      const seq = await page.getByTestId("selected").getAttribute("data-seq");
+      if (seq !== String(lines[index].seq)) await scrubber.fill(String(index));
+      return seq;
+    };
+    await expect.poll(selectedSeq, WAIT).toBe(String(lines[index].seq));
     const inspect = page.getByRole("region", { name: "selected transition" });
     await expect.poll(() => inspect.textContent(), WAIT).toContain("echo: one");
     expect(await inspect.locator('.messages li[data-role="user"]').textContent()).toContain("echo one, then answer");
