@@ -1,17 +1,16 @@
-import { fromPromise, type AnyActorRef } from "xstate";
 import { AgentError } from "../errors/agent-error.js";
 import { callHook, type AgentHooks } from "../hooks.js";
 import type { ToolCall } from "../models/messages.js";
 import type { PermissionAnswer, PermissionOptions, PermissionPolicy, PermissionRecord } from "../permissions/types.js";
 import type { AnyTool } from "../tools/define-tool.js";
 import { abortable } from "../util/abortable.js";
+import type { Report } from "./report.js";
 
 export interface AskPermissionInput {
   calls: ReadonlyArray<{ call: ToolCall; tool: AnyTool }>;
   policy: PermissionPolicy;
   onAsk: PermissionOptions["onAsk"];
   beforeToolCall?: AgentHooks["beforeToolCall"];
-  parent: AnyActorRef;
 }
 
 /** A recorded decision plus, for a deny, why (it becomes the call's error result). */
@@ -36,7 +35,7 @@ const ANSWERS: readonly PermissionAnswer[] = ["allow", "deny", "allow_always"];
  * call's id and exact input. Without `onAsk` an asked call is denied. After the first deny the rest are not asked:
  * nothing of that response will run.
  */
-export const askPermissionActor = fromPromise<PermissionStep[], AskPermissionInput>(async ({ input, signal }) => {
+export async function askPermission(input: AskPermissionInput, signal: AbortSignal, report: Report): Promise<PermissionStep[]> {
   const steps: PermissionStep[] = [];
   for (const entry of input.calls) {
     const { tool } = entry;
@@ -70,14 +69,14 @@ export const askPermissionActor = fromPromise<PermissionStep[], AskPermissionInp
         edited = true;
       }
     }
-    const decision = await decide(call, tool, input, signal);
+    const decision = await decide(call, tool, input, signal, report);
     steps.push({ toolCallId: call.id, kind: "decided", decision, ...(edited ? { input: call.input } : {}) });
     if (decision.decision === "deny") break;
   }
   return steps;
-});
+}
 
-async function decide(call: ToolCall, tool: AnyTool, input: AskPermissionInput, signal: AbortSignal): Promise<PermissionDecision> {
+async function decide(call: ToolCall, tool: AnyTool, input: AskPermissionInput, signal: AbortSignal, report: Report): Promise<PermissionDecision> {
   const verdict = input.policy.evaluate(tool, call.input);
   let record: PermissionDecision;
   if (verdict.kind === "allow") {
@@ -93,7 +92,7 @@ async function decide(call: ToolCall, tool: AnyTool, input: AskPermissionInput, 
       reason: `${verdict.reason}, and no one could be asked (no permissions.onAsk)`,
     };
   } else {
-    input.parent.send({ type: "permission.asked", call, reason: verdict.reason });
+    report({ type: "permission.asked", call, reason: verdict.reason });
     const onAsk = input.onAsk;
     const answer = await abortable(Promise.resolve(onAsk({ call: { id: call.id, name: call.name, input: call.input }, reason: verdict.reason, signal })), signal);
     if (!ANSWERS.includes(answer)) {

@@ -1,4 +1,3 @@
-import { fromPromise } from "xstate";
 import { planCompaction, SUMMARY_PREFIX, modelSummarizer, type Summarize } from "../compaction/compact.js";
 import { estimateContextTokens, estimateTokensOf, type UsageAnchor } from "../compaction/estimate.js";
 import { callHook, type AgentHooks } from "../hooks.js";
@@ -110,5 +109,3 @@ async function compactIfNeeded(
   const compacted: Message[] = [...(system ? [system] : []), { role: "user", content: SUMMARY_PREFIX + summary }, ...plan.recent];
   return { messages: compacted, compaction: { tokensBefore, tokensAfter: estimateTokensOf(compacted), summary } };
 }
-
-export const buildContextActor = fromPromise<BuiltContext, BuildContextInput>(({ input, signal }) => buildContext(input, signal));

@@ -1,22 +1,20 @@
-import { fromPromise, type AnyActorRef } from "xstate";
 import { AgentError, toAgentError } from "../errors/agent-error.js";
 import { callHook, type AgentHooks } from "../hooks.js";
 import type { Model, ModelRequest, ModelResponse } from "../models/model.js";
+import type { Report } from "./report.js";
 
 export interface CallModelInput {
   model: Model;
   request: ModelRequest;
   transformContext?: AgentHooks["transformContext"];
-  /** The engine: streaming events are sent to it as they arrive (an emit in a child is not seen by the parent). */
-  parent: AnyActorRef;
 }
 
 /**
  * One model call. `transformContext` shapes what is sent (never the stored history); text, thinking and retries
- * stream to the engine; the actor resolves with the model's response. Its signal aborts when the engine leaves the
- * model state (abort, timeout), which stops the request.
+ * stream to the engine as they arrive; the call resolves with the model's response. Its signal aborts when the engine
+ * leaves the model state (abort, timeout), which stops the request.
  */
-export const callModelActor = fromPromise<ModelResponse, CallModelInput>(async ({ input, signal }) => {
+export async function callModel(input: CallModelInput, signal: AbortSignal, report: Report): Promise<ModelResponse> {
   let request = input.request;
   if (input.transformContext) {
     const transform = input.transformContext;
@@ -30,11 +28,11 @@ export const callModelActor = fromPromise<ModelResponse, CallModelInput>(async (
       // nothing more is relayed to a machine that has moved on.
       if (signal.aborted) throw signal.reason;
       if (event.type === "response") return event.response;
-      input.parent.send({ type: "model.stream", event });
+      report({ type: "model.stream", event });
     }
   } catch (error) {
     if (signal.aborted) throw new AgentError("USER_ABORT", "the model call was aborted", { cause: error });
     throw toAgentError(error, "MODEL_ERROR");
   }
   throw new AgentError("MODEL_ERROR", `model "${input.model.name}" ended its stream without a response`);
-});
+}

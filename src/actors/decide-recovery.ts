@@ -1,4 +1,3 @@
-import { fromPromise } from "xstate";
 import { AgentError } from "../errors/agent-error.js";
 import { callHook, type AgentHooks, type ModelErrorAction } from "../hooks.js";
 import { sleep } from "../util/abortable.js";
@@ -14,7 +13,7 @@ export interface DecideRecoveryInput {
  * recover, for a failed model request: asks `onModelError` what to do (seed 002's request-error actions).
  * No answer means abort. A retry's delay is waited here, abortably, so leaving the state cancels it.
  */
-export const decideRecoveryActor = fromPromise<ModelErrorAction, DecideRecoveryInput>(async ({ input, signal }) => {
+export async function decideRecovery(input: DecideRecoveryInput, signal: AbortSignal): Promise<ModelErrorAction> {
   const answer = await callHook("onModelError", () => input.onModelError(input.error, input.attempt));
   if (!answer) return { action: "abort" };
   if (answer.action !== "retry" && answer.action !== "abort" && answer.action !== "continue") {
@@ -22,4 +21,4 @@ export const decideRecoveryActor = fromPromise<ModelErrorAction, DecideRecoveryI
   }
   if (answer.action === "retry" && answer.delayMs && answer.delayMs > 0) await sleep(answer.delayMs, signal);
   return answer;
-});
+}

@@ -1,20 +1,20 @@
 import { setMaxListeners } from "node:events";
-import { fromPromise, type AnyActorRef } from "xstate";
 import { AgentError, toAgentError } from "../errors/agent-error.js";
+import type { AgentEvent } from "../events.js";
 import { callHook, type AgentHooks } from "../hooks.js";
 import type { ToolCall, ToolResult } from "../models/messages.js";
 import type { AnyTool, RunInfo, ToolOutput } from "../tools/define-tool.js";
 import { truncateMiddle } from "../tools/truncate.js";
 import { abortable } from "../util/abortable.js";
+import type { Report } from "./report.js";
 
 export interface RunToolsInput {
   /** Allowed calls of one response, in call order, with their validated input in `call.input`. */
   calls: ReadonlyArray<{ call: ToolCall; tool: AnyTool }>;
   cwd: string;
   afterToolCall?: AgentHooks["afterToolCall"];
-  /** What subagent tools inherit from this run. */
-  run: RunInfo;
-  parent: AnyActorRef;
+  /** What subagent tools inherit from this run (their events are relayed up through this batch's reports). */
+  run: Omit<RunInfo, "relay">;
 }
 
 /**
@@ -22,7 +22,9 @@ export interface RunToolsInput {
  * time in call order. Each start and finish is sent to the engine as it happens. A call's own error never stops the
  * others; the actor's signal (run aborted or timed out) aborts them all.
  */
-export const runToolsActor = fromPromise<void, RunToolsInput>(async ({ input, signal }) => {
+export async function runTools(batch: RunToolsInput, signal: AbortSignal, report: Report): Promise<void> {
+  // A subagent may still report while its parent is leaving execute_tool: the report is dropped then.
+  const input = { ...batch, run: { ...batch.run, relay: relayTo(report) } };
   // Every call of a parallel group listens on the batch's signal; a large group is not a listener leak.
   setMaxListeners(0, signal);
   let group: Array<{ call: ToolCall; tool: AnyTool }> = [];
@@ -30,7 +32,7 @@ export const runToolsActor = fromPromise<void, RunToolsInput>(async ({ input, si
     if (group.length === 0) return;
     const running = group;
     group = [];
-    await Promise.all(running.map((entry) => runOne(entry.call, entry.tool, input, signal)));
+    await Promise.all(running.map((entry) => runOne(entry.call, entry.tool, input, signal, report)));
   };
   for (const entry of input.calls) {
     if (signal.aborted) return;
@@ -39,14 +41,14 @@ export const runToolsActor = fromPromise<void, RunToolsInput>(async ({ input, si
       continue;
     }
     await flush();
-    await runOne(entry.call, entry.tool, input, signal);
+    await runOne(entry.call, entry.tool, input, signal, report);
   }
   await flush();
-});
+}
 
-async function runOne(call: ToolCall, tool: AnyTool, input: RunToolsInput, runSignal: AbortSignal): Promise<void> {
+async function runOne(call: ToolCall, tool: AnyTool, input: RunToolsInput & { run: RunInfo }, runSignal: AbortSignal, report: Report): Promise<void> {
   if (runSignal.aborted) return;
-  input.parent.send({ type: "tool.started", call });
+  report({ type: "tool.started", call });
   const started = performance.now();
   const timeout = tool.timeoutMs === undefined ? undefined : AbortSignal.timeout(tool.timeoutMs);
   const signal = timeout ? AbortSignal.any([runSignal, timeout]) : runSignal;
@@ -63,11 +65,11 @@ async function runOne(call: ToolCall, tool: AnyTool, input: RunToolsInput, runSi
     const durationMs = performance.now() - started;
     if (timeout?.aborted) {
       const err = new AgentError("TOOL_TIMEOUT", `tool ${tool.name} timed out after ${tool.timeoutMs} ms and was stopped`);
-      input.parent.send({ type: "tool.finished", id: call.id, error: err, durationMs });
+      report({ type: "tool.finished", id: call.id, error: err, durationMs });
       return;
     }
     const err = toAgentError(error, "TOOL_FAILED");
-    input.parent.send({ type: "tool.finished", id: call.id, error: err, fatal: err.code === "TOOL_FATAL", durationMs });
+    report({ type: "tool.finished", id: call.id, error: err, fatal: err.code === "TOOL_FATAL", durationMs });
     return;
   }
   if (input.afterToolCall) {
@@ -81,11 +83,17 @@ async function runOne(call: ToolCall, tool: AnyTool, input: RunToolsInput, runSi
     } catch (error) {
       if (runSignal.aborted) return;
       const err = toAgentError(error, "HOOK_FAILED");
-      input.parent.send({ type: "tool.finished", id: call.id, error: err, durationMs: performance.now() - started });
+      report({ type: "tool.finished", id: call.id, error: err, durationMs: performance.now() - started });
       return;
     }
   }
-  input.parent.send({ type: "tool.finished", id: call.id, result, durationMs: performance.now() - started });
+  report({ type: "tool.finished", id: call.id, result, durationMs: performance.now() - started });
+}
+
+function relayTo(report: Report): (event: AgentEvent) => void {
+  return (event) => {
+    if (event.type === "subagent_event") report({ type: "subagent.event", event });
+  };
 }
 
 function normaliseOutput(output: ToolOutput, tool: AnyTool): ToolResult {

@@ -20,4 +20,6 @@ export {
   needsPreparation,
   overflowRecoverable,
   modelErrorHookApplies,
+  awaitsRecoveryDecision,
+  preparesContext,
 } from "./loop.js";

@@ -1,5 +1,8 @@
 import type { EngineContext } from "../machine/context.js";
 import { estimateContextTokens } from "../compaction/estimate.js";
+import { aborted } from "./aborted.js";
+import { batchAwaitsPermission, fatalToolError } from "./batch.js";
+import { turnsExhausted } from "./turns-exhausted.js";
 
 /** A steering message waits to enter before the next model call. */
 export function steeringQueued(context: Pick<EngineContext, "inbox">): boolean {
@@ -49,4 +52,25 @@ export function overflowRecoverable(context: Pick<EngineContext, "outcome" | "ca
 export function modelErrorHookApplies(context: Pick<EngineContext, "outcome" | "deps">): boolean {
   const { failure, failedIn } = context.outcome;
   return failedIn === "call_model" && failure !== undefined && failure.code !== "HOOK_FAILED" && context.deps.hooks.onModelError !== undefined;
+}
+
+/**
+ * build_context asks for the context and waits for it: it has work to do, and none of its limits ends the run first.
+ * Mirrors the order of build_context's eventless transitions, so work is only started in a state that will wait for it.
+ */
+export function preparesContext(context: EngineContext): boolean {
+  if (aborted(context)) return false;
+  if (context.call.contextBuilt) {
+    if (tokensExhausted(context)) return false;
+    if (!context.call.retrying && turnsExhausted({ turn: context.turn, maxTurns: context.run.maxTurns })) return false;
+  }
+  return needsPreparation(context);
+}
+
+/**
+ * recover asks `onModelError` and waits for its decision: a failed model request it applies to, with no compaction to
+ * try first. Mirrors the order of recover's eventless transitions, like `preparesContext`.
+ */
+export function awaitsRecoveryDecision(context: EngineContext): boolean {
+  return modelErrorHookApplies(context) && !overflowRecoverable(context) && !fatalToolError(context) && !batchAwaitsPermission(context);
 }

@@ -1,9 +1,10 @@
-import { and, assign, enqueueActions, not, setup, type DoneActorEvent, type ErrorActorEvent } from "xstate";
-import { askPermissionActor, type PermissionStep } from "../actors/ask-permission.js";
-import { buildContextActor, type BuiltContext } from "../actors/build-context.js";
-import { callModelActor } from "../actors/call-model.js";
-import { decideRecoveryActor } from "../actors/decide-recovery.js";
-import { runToolsActor } from "../actors/run-tools.js";
+import { and, assign, enqueueActions, not, sendTo, setup } from "xstate";
+import type { AskPermissionInput, PermissionStep } from "../actors/ask-permission.js";
+import type { BuildContextInput, BuiltContext } from "../actors/build-context.js";
+import type { CallModelInput } from "../actors/call-model.js";
+import type { DecideRecoveryInput } from "../actors/decide-recovery.js";
+import type { RunToolsInput } from "../actors/run-tools.js";
+import { effectsActor, isResultOf, type EffectName } from "../actors/effects.js";
 import { AgentError, toAgentError, type ErrorInfo } from "../errors/agent-error.js";
 import type { AgentEvent } from "../events.js";
 import { emptyUsage } from "../events.js";
@@ -19,7 +20,9 @@ import {
   followUpQueued,
   modelErrorHookApplies,
   modelRequestedTools,
+  awaitsRecoveryDecision,
   needsPreparation,
+  preparesContext,
   overflowRecoverable,
   permissionDenied,
   runFailed,
@@ -38,7 +41,7 @@ import { denyResponse, recordPermissions } from "./actions/permissions.js";
 import { recoverFromErrors } from "./actions/recover.js";
 import { closeRun, limitError, stopWith } from "./actions/stop.js";
 import { parseToolCalls, validateToolCalls } from "./actions/tool-calls.js";
-import type { EngineContext, EngineInput } from "./context.js";
+import type { CallRecord, EngineContext, EngineInput } from "./context.js";
 import type { EngineEvent } from "./events.js";
 import type { StopReason } from "./stop-reasons.js";
 
@@ -65,9 +68,10 @@ export type EngineEmitted = Extract<
   }
 >;
 
-const doneOutput = <T>(event: unknown) => (event as DoneActorEvent<T>).output;
-const failure = (event: unknown, code: "MODEL_ERROR" | "HOOK_FAILED") => toAgentError((event as ErrorActorEvent).error, code);
+const doneOutput = <T>(event: unknown) => (event as { output: T }).output;
+const failure = (event: unknown, code: "MODEL_ERROR" | "HOOK_FAILED") => toAgentError((event as { error: unknown }).error, code);
 const stop = (reason: StopReason) => ({ type: "stopWithLimit", params: { reason } }) as const;
+const cancel = (effect: EffectName) => ({ type: "cancelWork", params: { effect } }) as const;
 
 /**
  * The engine: the seed's EngineState as an XState v5 machine. Its atomic and final states are exactly the seed's ten;
@@ -84,11 +88,7 @@ export const engineMachine = setup({
     emitted: {} as EngineEmitted,
   },
   actors: {
-    buildContext: buildContextActor,
-    callModel: callModelActor,
-    askPermission: askPermissionActor,
-    runTools: runToolsActor,
-    decideRecovery: decideRecoveryActor,
+    effects: effectsActor(),
   },
   guards: {
     turnsExhausted: ({ context }) => turnsExhausted({ turn: context.turn, maxTurns: context.run.maxTurns }),
@@ -187,6 +187,23 @@ export const engineMachine = setup({
       }),
     ),
     closeRun: assign(({ context }) => closeRun(context)),
+    // Work is asked of the effects actor on entry and cancelled on exit (see effectsActor).
+    requestContext: enqueueActions(({ context, enqueue }) => {
+      if (preparesContext(context)) enqueue.sendTo("effects", { type: "buildContext", input: buildContextInput(context) });
+    }),
+    requestModelCall: sendTo("effects", ({ context }) => ({ type: "callModel" as const, input: callModelInput(context) })),
+    requestPermission: sendTo("effects", ({ context }) => ({ type: "askPermission" as const, input: askPermissionInput(context) })),
+    requestTools: sendTo("effects", ({ context }) => ({ type: "runTools" as const, input: runToolsInput(context) })),
+    requestRecovery: enqueueActions(({ context, enqueue }) => {
+      if (awaitsRecoveryDecision(context)) enqueue.sendTo("effects", { type: "decideRecovery", input: decideRecoveryInput(context) });
+    }),
+    /** A state left before its work ended (abort, deadline, a guard) cancels it; one left on its work's result has nothing in flight. */
+    cancelWork: enqueueActions(({ context, event, enqueue }, params: { effect: EffectName }) => {
+      if (isResultOf(event, params.effect)) return;
+      if (params.effect === "buildContext" && !preparesContext(context)) return;
+      if (params.effect === "decideRecovery" && !awaitsRecoveryDecision(context)) return;
+      enqueue.sendTo("effects", { type: "cancel" });
+    }),
   },
   delays: {
     runDeadline: ({ context }) => Math.max(0, context.run.deadline - Date.now()),
@@ -230,9 +247,13 @@ export const engineMachine = setup({
   after: {
     runDeadline: { target: ".done", actions: stop("timeout") },
   },
+  // The run's I/O: one long-lived actor that each working state asks for its piece of work.
+  invoke: { id: "effects", src: "effects" },
   initial: "build_context",
   states: {
     build_context: {
+      entry: "requestContext",
+      exit: cancel("buildContext"),
       always: [
         { guard: "aborted", target: "done", actions: stop("user_abort") },
         { guard: and(["contextBuilt", "tokensExhausted"]), target: "done", actions: "stopForTokens" },
@@ -240,58 +261,26 @@ export const engineMachine = setup({
         { guard: and([not("needsPreparation"), "inboxHasMessages"]), target: "model", actions: ["claimInbox", "announceClaimed"] },
         { guard: not("needsPreparation"), target: "model" },
       ],
-      invoke: {
-        id: "buildContext",
-        src: "buildContext",
-        input: ({ context }) => ({
-          first: !context.call.contextBuilt,
-          sessionId: context.run.sessionId,
-          cwd: context.run.cwd,
-          userInput: context.run.userInput,
-          ...(context.run.systemPrompt !== undefined ? { systemPrompt: context.run.systemPrompt } : {}),
-          permissions: context.deps.permissions,
-          ...(context.messages.length > 0 ? { history: context.messages } : {}),
-          turn: context.turn + 1,
-          model: context.deps.model,
-          hooks: context.deps.hooks,
-          ...(context.deps.summarize ? { summarize: context.deps.summarize } : {}),
-          contextWindow: context.loop.contextWindow,
-          reserveTokens: context.loop.reserveTokens,
-          keepRecentTokens: context.loop.keepRecentTokens,
-          ...(context.call.usageAnchor ? { usageAnchor: context.call.usageAnchor } : {}),
-          ...(context.call.compactNow !== undefined ? { compactNow: context.call.compactNow } : {}),
-        }),
-        onDone: [
+      on: {
+        "buildContext.done": [
           { guard: "stopRequested", target: "done", actions: "stopWithFinalAnswer" },
           { guard: and([not("retrying"), "turnsExhausted"]), target: "done", actions: ["storeBuiltContext", stop("max_turns")] },
           { target: "model", actions: ["storeBuiltContext", "announceCompaction", "claimInbox", "announceClaimed"] },
         ],
-        onError: { target: "recover", actions: "recordContextFailure" },
+        "buildContext.error": { target: "recover", actions: "recordContextFailure" },
       },
     },
     model: {
-      entry: "beginModelCall",
-      invoke: {
-        id: "callModel",
-        src: "callModel",
-        input: ({ context, self }) => ({
-          model: context.deps.model,
-          request: {
-            messages: context.messages,
-            tools: context.deps.toolSpecs,
-            sessionId: context.run.sessionId,
-            turn: context.turn - 1,
-          },
-          ...(context.deps.hooks.transformContext ? { transformContext: context.deps.hooks.transformContext } : {}),
-          parent: self,
-        }),
-        onDone: [
+      entry: ["beginModelCall", "requestModelCall"],
+      exit: cancel("callModel"),
+      on: {
+        "callModel.done": [
           { guard: "modelRequestedTools", target: "parse_tool_call", actions: "recordResponse" },
           { guard: and(["steeringQueued", not("turnsExhausted")]), target: "build_context", actions: "recordResponse" },
           { guard: and(["followUpQueued", not("turnsExhausted")]), target: "build_context", actions: "recordResponse" },
           { target: "done", actions: ["recordResponse", "stopWithFinalAnswer"] },
         ],
-        onError: { target: "recover", actions: "recordModelFailure" },
+        "callModel.error": { target: "recover", actions: "recordModelFailure" },
       },
       initial: "call_model",
       states: {
@@ -316,59 +305,24 @@ export const engineMachine = setup({
       ],
     },
     ask_permission: {
-      invoke: {
-        id: "askPermission",
-        src: "askPermission",
-        input: ({ context, self }) => ({
-          calls: context.batch
-            .filter((r) => r.status === "pending")
-            .map((r) => ({ call: r.call, tool: context.deps.tools.get(r.call.name)! })),
-          policy: context.deps.policy!,
-          onAsk: context.deps.permissions.onAsk,
-          ...(context.deps.hooks.beforeToolCall ? { beforeToolCall: context.deps.hooks.beforeToolCall } : {}),
-          parent: self,
-        }),
-        onDone: [
+      entry: "requestPermission",
+      exit: cancel("askPermission"),
+      on: {
+        "askPermission.done": [
           { guard: "permissionDenied", target: "done", actions: ["recordPermissions", "denyResponse", "announceResults"] },
           { guard: "callsAllowed", target: "execute_tool", actions: ["recordPermissions", "announceResults"] },
           { target: "append_tool_result", actions: ["recordPermissions", "announceResults"] },
         ],
-        onError: { target: "recover", actions: "recordPermissionFailure" },
+        "askPermission.error": { target: "recover", actions: "recordPermissionFailure" },
+        "permission.asked": { actions: "announcePermissionRequest" },
       },
-      on: { "permission.asked": { actions: "announcePermissionRequest" } },
     },
     execute_tool: {
-      entry: "startExecution",
-      invoke: {
-        id: "runTools",
-        src: "runTools",
-        input: ({ context, self }) => ({
-          calls: context.batch
-            .filter((r) => r.status === "allowed")
-            .map((r) => ({ call: r.call, tool: context.deps.tools.get(r.call.name)! })),
-          cwd: context.run.cwd,
-          ...(context.deps.hooks.afterToolCall ? { afterToolCall: context.deps.hooks.afterToolCall } : {}),
-          run: {
-            sessionId: context.run.sessionId,
-            depth: context.loop.depth,
-            maxDelegationDepth: context.loop.maxDelegationDepth,
-            deadline: context.run.deadline,
-            remainingTurns: context.run.maxTurns - context.turn,
-            remainingToolCalls: context.run.maxToolCalls - context.toolCallCount,
-            traceFile: context.loop.traceFile,
-            permissions: context.deps.permissions,
-            model: context.deps.model,
-            relay: (event: AgentEvent) => {
-              // A subagent may still report while its parent is leaving execute_tool.
-              if (event.type === "subagent_event" && self.getSnapshot().status === "active") self.send({ type: "subagent.event", event });
-            },
-          },
-          parent: self,
-        }),
-        onDone: [{ guard: "batchHasErrors", target: "recover" }, { target: "append_tool_result" }],
-        onError: { target: "recover", actions: "recordToolsFailure" },
-      },
+      entry: ["startExecution", "requestTools"],
+      exit: cancel("runTools"),
       on: {
+        "runTools.done": [{ guard: "batchHasErrors", target: "recover" }, { target: "append_tool_result" }],
+        "runTools.error": { target: "recover", actions: "recordToolsFailure" },
         "tool.started": { actions: "announceToolStart" },
         "tool.finished": { actions: ["recordToolFinished", "announceResults"] },
         "subagent.event": { actions: "relaySubagentEvent" },
@@ -385,7 +339,8 @@ export const engineMachine = setup({
       ],
     },
     recover: {
-      entry: ["recoverFromErrors", "announceResults"],
+      entry: ["recoverFromErrors", "announceResults", "requestRecovery"],
+      exit: cancel("decideRecovery"),
       always: [
         { guard: "overflowRecoverable", target: "build_context", actions: "prepareOverflowCompaction" },
         { guard: and(["runFailed", not("modelErrorHookApplies")]), target: "done", actions: "stopWithFailure" },
@@ -394,20 +349,13 @@ export const engineMachine = setup({
         { guard: not("runFailed"), target: "append_tool_result" },
       ],
       // Reached only for a failed model request that onModelError decides about.
-      invoke: {
-        id: "decideRecovery",
-        src: "decideRecovery",
-        input: ({ context }) => ({
-          error: context.outcome.failure ?? new AgentError("MODEL_ERROR", "the model request failed"),
-          attempt: context.call.modelErrorAttempts + 1,
-          onModelError: context.deps.hooks.onModelError ?? (() => ({ action: "abort" as const })),
-        }),
-        onDone: [
+      on: {
+        "decideRecovery.done": [
           { guard: "retryRequested", target: "model", actions: "prepareRetry" },
           { guard: "continueRequested", target: "build_context", actions: "noteModelError" },
           { target: "done", actions: "stopWithFailure" },
         ],
-        onError: { target: "done", actions: ["recordHookFailure", "stopWithFailure"] },
+        "decideRecovery.error": { target: "done", actions: ["recordHookFailure", "stopWithFailure"] },
       },
     },
     done: {
@@ -422,6 +370,77 @@ export const engineMachine = setup({
 });
 
 export type EngineMachine = typeof engineMachine;
+
+function buildContextInput(context: EngineContext): BuildContextInput {
+  return {
+    first: !context.call.contextBuilt,
+    sessionId: context.run.sessionId,
+    cwd: context.run.cwd,
+    userInput: context.run.userInput,
+    ...(context.run.systemPrompt !== undefined ? { systemPrompt: context.run.systemPrompt } : {}),
+    permissions: context.deps.permissions,
+    ...(context.messages.length > 0 ? { history: context.messages } : {}),
+    turn: context.turn + 1,
+    model: context.deps.model,
+    hooks: context.deps.hooks,
+    ...(context.deps.summarize ? { summarize: context.deps.summarize } : {}),
+    contextWindow: context.loop.contextWindow,
+    reserveTokens: context.loop.reserveTokens,
+    keepRecentTokens: context.loop.keepRecentTokens,
+    ...(context.call.usageAnchor ? { usageAnchor: context.call.usageAnchor } : {}),
+    ...(context.call.compactNow !== undefined ? { compactNow: context.call.compactNow } : {}),
+  };
+}
+
+function callModelInput(context: EngineContext): CallModelInput {
+  return {
+    model: context.deps.model,
+    request: { messages: context.messages, tools: context.deps.toolSpecs, sessionId: context.run.sessionId, turn: context.turn - 1 },
+    ...(context.deps.hooks.transformContext ? { transformContext: context.deps.hooks.transformContext } : {}),
+  };
+}
+
+function callsWith(context: EngineContext, status: CallRecord["status"]): RunToolsInput["calls"] {
+  const calls: Array<RunToolsInput["calls"][number]> = [];
+  for (const record of context.batch) if (record.status === status) calls.push({ call: record.call, tool: context.deps.tools.get(record.call.name)! });
+  return calls;
+}
+
+function askPermissionInput(context: EngineContext): AskPermissionInput {
+  return {
+    calls: callsWith(context, "pending"),
+    policy: context.deps.policy!,
+    onAsk: context.deps.permissions.onAsk,
+    ...(context.deps.hooks.beforeToolCall ? { beforeToolCall: context.deps.hooks.beforeToolCall } : {}),
+  };
+}
+
+function runToolsInput(context: EngineContext): RunToolsInput {
+  return {
+    calls: callsWith(context, "allowed"),
+    cwd: context.run.cwd,
+    ...(context.deps.hooks.afterToolCall ? { afterToolCall: context.deps.hooks.afterToolCall } : {}),
+    run: {
+      sessionId: context.run.sessionId,
+      depth: context.loop.depth,
+      maxDelegationDepth: context.loop.maxDelegationDepth,
+      deadline: context.run.deadline,
+      remainingTurns: context.run.maxTurns - context.turn,
+      remainingToolCalls: context.run.maxToolCalls - context.toolCallCount,
+      traceFile: context.loop.traceFile,
+      permissions: context.deps.permissions,
+      model: context.deps.model,
+    },
+  };
+}
+
+function decideRecoveryInput(context: EngineContext): DecideRecoveryInput {
+  return {
+    error: context.outcome.failure ?? new AgentError("MODEL_ERROR", "the model request failed"),
+    attempt: context.call.modelErrorAttempts + 1,
+    onModelError: context.deps.hooks.onModelError ?? (() => ({ action: "abort" as const })),
+  };
+}
 
 /** The engine's current state name (the atomic state of a snapshot value). */
 export function engineStateOf(value: unknown): string {

@@ -2,9 +2,12 @@ import type { AgentError } from "../errors/agent-error.js";
 import type { ToolCall, ToolResult, UserMessage } from "../models/messages.js";
 import type { AgentEvent } from "../events.js";
 import type { ModelStreamEvent } from "../models/model.js";
+import type { EffectResult } from "../actors/effects.js";
 
-/** Events the engine machine receives from outside and from its actors. */
+/** Events the engine machine receives from outside and from its effects actor. */
 export type EngineEvent =
+  /** A piece of work the engine asked for ended: `<name>.done` with its output, or `<name>.error`. */
+  | EffectResult
   /** The caller aborted (options.signal or run.abort()). */
   | { type: "ABORT" }
   /** A streaming event of the model call in progress (text, thinking, retry). */

@@ -22,7 +22,7 @@ export class TraceDetails {
       details.options = this.runOptions;
       return details;
     }
-    if (event.type === "xstate.done.actor.callModel" && (entered.from === "call_model" || entered.from === "stream_text") && context.call.response) {
+    if (event.type === "callModel.done" && (entered.from === "call_model" || entered.from === "stream_text") && context.call.response) {
       const r = context.call.response;
       details.response = {
         text: r.text,
@@ -43,7 +43,7 @@ export class TraceDetails {
         if (context.inbox.claimed.length && entered.from === "build_context") {
           details.claimed = { source: context.inbox.claimedFrom, messages: context.inbox.claimed.map((m) => m.content) };
         }
-        if (entered.from === "build_context" && context.call.compaction && event.type === "xstate.done.actor.buildContext") {
+        if (entered.from === "build_context" && context.call.compaction && event.type === "buildContext.done") {
           details.compaction = { tokensBefore: context.call.compaction.tokensBefore, tokensAfter: context.call.compaction.tokensAfter, summary: context.call.compaction.summary };
         }
         if (entered.from === "recover") details.retry = true;

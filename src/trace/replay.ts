@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from "node:util";
-import { createActor, fromPromise, type Actor } from "xstate";
+import { createActor, type Actor } from "xstate";
 import { buildContext, type BuildContextInput, type BuiltContext } from "../actors/build-context.js";
+import { defaultEffects, effectsActor } from "../actors/effects.js";
 import { AgentError } from "../errors/agent-error.js";
 import type { RunUsage } from "../events.js";
 import { engineMachine } from "../machine/engine.js";
@@ -245,7 +246,7 @@ class RunReplay {
 
     const machine = engineMachine.provide({
       actors: {
-        buildContext: fromPromise<BuiltContext, BuildContextInput>(({ input, signal }) => this.playBuild(input, signal)),
+        effects: effectsActor({ ...defaultEffects, buildContext: (input, signal) => this.playBuild(input, signal) }),
       },
       guards: { timedOut: () => this.expired },
       delays: { runDeadline: DEADLINE_MARKER },

@@ -35,7 +35,7 @@ export function transcriptWriter(options: {
       list = messages;
       // Everything before the new user message (system prompt, loaded history) is already on record; a run whose
       // context could not be built has nothing new.
-      if (written < 0) written = event.type === "xstate.done.actor.buildContext" ? messages.length - 1 - context.inbox.claimed.length : messages.length;
+      if (written < 0) written = event.type === "buildContext.done" ? messages.length - 1 - context.inbox.claimed.length : messages.length;
       for (; written < messages.length; written++) {
         const message = messages[written];
         if (message.role === "system") continue;

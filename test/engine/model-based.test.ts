@@ -1,10 +1,10 @@
 /**
  * A model-based test generated from the engine machine itself.
  *
- * `getSimplePaths` (xstate/graph) walks the machine over synthetic events — the invoked actors' done/error events with
+ * `getSimplePaths` (xstate/graph) walks the machine over synthetic events — the effects actor's done/error events with
  * scripted outputs, the machine's own events (`model.stream`, `permission.asked`, `tool.started`, `tool.finished`,
  * `subagent.event`, `inbox.steer`, `inbox.followUp`, `ABORT`) and the run-deadline timer event — and every simple path
- * it finds is replayed on a real actor whose invoked actors never settle, so that only the synthetic events drive it.
+ * it finds is replayed on a real actor whose effects actor never answers, so that only the synthetic events drive it.
  * The replay must follow the model state by state, every run that ends must leave a valid conversation, and the union
  * of the transitions the real actors took (read from `@xstate.microstep` inspection events, eventless `always` hops
  * included) must equal the machine's static edge list.
@@ -14,13 +14,11 @@
  * event not yet processed) and `env.deadlinePassed` (the clock passes the deadline, the timer event not yet processed).
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { createActor, fromPromise, type ActorLogic, type AnyEventObject, type SnapshotFrom } from "xstate";
+import { createActor, fromCallback, type ActorLogic, type AnyEventObject, type SnapshotFrom } from "xstate";
 import { getSimplePaths, type StatePath } from "xstate/graph";
-import type { AskPermissionInput, PermissionStep } from "../../src/actors/ask-permission.js";
-import type { BuildContextInput, BuiltContext } from "../../src/actors/build-context.js";
-import type { CallModelInput } from "../../src/actors/call-model.js";
-import type { DecideRecoveryInput } from "../../src/actors/decide-recovery.js";
-import type { RunToolsInput } from "../../src/actors/run-tools.js";
+import type { PermissionStep } from "../../src/actors/ask-permission.js";
+import type { BuiltContext } from "../../src/actors/build-context.js";
+import type { EffectRequest } from "../../src/actors/effects.js";
 import { AgentError } from "../../src/errors/agent-error.js";
 import { aborted, timedOut, tokensExhausted } from "../../src/guards/index.js";
 import type { AgentHooks, ModelErrorAction } from "../../src/hooks.js";
@@ -38,18 +36,39 @@ afterEach(() => {
 });
 
 // ---------------------------------------------------------------------------------------------------------------
-// The machine under test: the engine with its invoked actors replaced by stand-ins that never settle.
+// The machine under test: the engine with its effects actor replaced by one that never answers.
 
-const never = <Output, Input>() => fromPromise<Output, Input>(() => new Promise<Output>(() => {}));
+/**
+ * The effects actor stand-in never answers (only the synthetic events below drive the machine); it keeps track of the
+ * work in flight, so a replay can check that a state waits exactly when its work was asked for, and that no work is
+ * asked for while other work is still in flight (a state left early must cancel its work).
+ */
+const effects = { inFlight: undefined as EffectRequest["type"] | undefined, problems: [] as string[] };
 const machine = engineMachine.provide({
   actors: {
-    buildContext: never<BuiltContext, BuildContextInput>(),
-    callModel: never<ModelResponse, CallModelInput>(),
-    askPermission: never<PermissionStep[], AskPermissionInput>(),
-    runTools: never<void, RunToolsInput>(),
-    decideRecovery: never<ModelErrorAction, DecideRecoveryInput>(),
+    effects: fromCallback<EffectRequest>(({ receive }) => {
+      receive((request) => {
+        if (request.type === "cancel") {
+          if (effects.inFlight === undefined) effects.problems.push("cancel with no work in flight");
+          effects.inFlight = undefined;
+          return;
+        }
+        if (effects.inFlight !== undefined) effects.problems.push(`${request.type} asked for while ${effects.inFlight} was in flight`);
+        effects.inFlight = request.type;
+      });
+    }),
   },
 });
+/** The work a resting state waits for. */
+const WORK_OF: Record<string, EffectRequest["type"] | undefined> = {
+  build_context: "buildContext",
+  call_model: "callModel",
+  stream_text: "callModel",
+  ask_permission: "askPermission",
+  execute_tool: "runTools",
+  recover: "decideRecovery",
+  done: undefined,
+};
 type Snapshot = SnapshotFrom<typeof machine>;
 
 const echo = defineTool({
@@ -152,16 +171,16 @@ const USAGE = { input: 3, output: 2 };
 const call = (name: string, input: unknown): RawToolCall => ({ name, arguments: JSON.stringify(input) });
 const response = (toolCalls: RawToolCall[], finishReason = "tool_calls"): ModelResponse => ({ text: "", toolCalls, finishReason, usage: USAGE });
 const modelOutputs = {
-  text: () => ({ type: "xstate.done.actor.callModel", output: { text: "All done.", toolCalls: [], finishReason: "stop", usage: USAGE } }),
-  validCall: () => ({ type: "xstate.done.actor.callModel", output: response([call("echo", { text: "a" })]) }),
-  unknownTool: () => ({ type: "xstate.done.actor.callModel", output: response([call("nope", {})]) }),
-  invalidJson: () => ({ type: "xstate.done.actor.callModel", output: response([{ name: "echo", arguments: "{not json" }]) }),
-  invalidInput: () => ({ type: "xstate.done.actor.callModel", output: response([call("echo", { wrong: 1 })]) }),
-  truncated: () => ({ type: "xstate.done.actor.callModel", output: response([call("echo", { text: "cut" })], "length") }),
-  twoCalls: () => ({ type: "xstate.done.actor.callModel", output: response([call("echo", { text: "1" }), call("write_note", { note: "2" })]) }),
-  unknownThenValid: () => ({ type: "xstate.done.actor.callModel", output: response([call("nope", {}), call("write_note", { note: "n" })]) }),
-  modelError: () => ({ type: "xstate.error.actor.callModel", error: new AgentError("MODEL_ERROR", "model request failed (500): upstream", { status: 500 }) }),
-  contextOverflow: () => ({ type: "xstate.error.actor.callModel", error: new AgentError("CONTEXT_OVERFLOW", "model request failed (400 context_length_exceeded)", { status: 400 }) }),
+  text: () => ({ type: "callModel.done", output: { text: "All done.", toolCalls: [], finishReason: "stop", usage: USAGE } }),
+  validCall: () => ({ type: "callModel.done", output: response([call("echo", { text: "a" })]) }),
+  unknownTool: () => ({ type: "callModel.done", output: response([call("nope", {})]) }),
+  invalidJson: () => ({ type: "callModel.done", output: response([{ name: "echo", arguments: "{not json" }]) }),
+  invalidInput: () => ({ type: "callModel.done", output: response([call("echo", { wrong: 1 })]) }),
+  truncated: () => ({ type: "callModel.done", output: response([call("echo", { text: "cut" })], "length") }),
+  twoCalls: () => ({ type: "callModel.done", output: response([call("echo", { text: "1" }), call("write_note", { note: "2" })]) }),
+  unknownThenValid: () => ({ type: "callModel.done", output: response([call("nope", {}), call("write_note", { note: "n" })]) }),
+  modelError: () => ({ type: "callModel.error", error: new AgentError("MODEL_ERROR", "model request failed (500): upstream", { status: 500 }) }),
+  contextOverflow: () => ({ type: "callModel.error", error: new AgentError("CONTEXT_OVERFLOW", "model request failed (400 context_length_exceeded)", { status: 400 }) }),
 } satisfies Record<string, () => AnyEventObject>;
 type ModelOutputName = keyof typeof modelOutputs;
 const ALL_OUTPUTS = Object.keys(modelOutputs) as ModelOutputName[];
@@ -181,13 +200,13 @@ const finished = (kind: "ok" | "failing" | "fatal") => (s: Snapshot) => {
 const permissions = (label: string, steps: (s: Snapshot) => PermissionStep[], needsHook = false): Recipe => ({
   label,
   offered: (state, _s, variant) => state === "ask_permission" && (!needsHook || variant.hooks?.beforeToolCall !== undefined),
-  build: (s) => (pending(s).length ? { type: "xstate.done.actor.askPermission", output: steps(s) } : undefined),
+  build: (s) => (pending(s).length ? { type: "askPermission.done", output: steps(s) } : undefined),
 });
 
 const recovery = (action: ModelErrorAction["action"]): Recipe => ({
   label: `decideRecovery.done:${action}`,
   offered: inStates("recover"),
-  build: () => ({ type: "xstate.done.actor.decideRecovery", output: { action } }),
+  build: () => ({ type: "decideRecovery.done", output: { action } }),
 });
 
 /** Messages are queued while the first model call works (the root accepts them in every state: one edge each). */
@@ -198,22 +217,22 @@ const RECIPES: readonly Recipe[] = [
     label: "buildContext.done:first",
     offered: (state, s) => state === "build_context" && !s.context.call.contextBuilt,
     build: () => ({
-      type: "xstate.done.actor.buildContext",
+      type: "buildContext.done",
       output: { messages: [{ role: "user", content: "go" }], policy: createPermissionPolicy({}) } satisfies BuiltContext,
     }),
   },
   {
     label: "buildContext.done:next",
     offered: (state, s) => state === "build_context" && s.context.call.contextBuilt,
-    build: () => ({ type: "xstate.done.actor.buildContext", output: {} satisfies BuiltContext }),
+    build: () => ({ type: "buildContext.done", output: {} satisfies BuiltContext }),
   },
   {
     // shouldStopAfterTurn said stop
     label: "buildContext.done:stop",
     offered: (state, s, variant) => state === "build_context" && s.context.call.contextBuilt && variant.hooks?.shouldStopAfterTurn !== undefined,
-    build: () => ({ type: "xstate.done.actor.buildContext", output: { stop: true } satisfies BuiltContext }),
+    build: () => ({ type: "buildContext.done", output: { stop: true } satisfies BuiltContext }),
   },
-  { label: "buildContext.error", offered: inStates("build_context"), build: () => ({ type: "xstate.error.actor.buildContext", error: new Error("transcript unreadable") }) },
+  { label: "buildContext.error", offered: inStates("build_context"), build: () => ({ type: "buildContext.error", error: new Error("transcript unreadable") }) },
   { label: "model.text_delta", offered: inStates(...MODEL_STATES), build: () => ({ type: "model.stream", event: { type: "text_delta", text: "Hi " } }) },
   { label: "model.thinking_delta", offered: inStates(...MODEL_STATES), build: () => ({ type: "model.stream", event: { type: "thinking_delta", text: "hmm" } }) },
   ...ALL_OUTPUTS.map(
@@ -245,7 +264,7 @@ const RECIPES: readonly Recipe[] = [
     (s) => pending(s).map((r) => ({ toolCallId: r.call.id, kind: "failed", error: new AgentError("HOOK_FAILED", "hook beforeToolCall failed: boom") })),
     true,
   ),
-  { label: "askPermission.error", offered: inStates("ask_permission"), build: () => ({ type: "xstate.error.actor.askPermission", error: new AgentError("HOOK_FAILED", "onAsk threw") }) },
+  { label: "askPermission.error", offered: inStates("ask_permission"), build: () => ({ type: "askPermission.error", error: new AgentError("HOOK_FAILED", "onAsk threw") }) },
   {
     label: "tool.started",
     offered: inStates("execute_tool"),
@@ -265,12 +284,12 @@ const RECIPES: readonly Recipe[] = [
       event: { type: "subagent_event", sessionId: "child", parentSession: "mbt", depth: 1, event: { type: "text_delta", text: "child says hi" } },
     }),
   },
-  { label: "runTools.done", offered: inStates("execute_tool"), build: () => ({ type: "xstate.done.actor.runTools", output: undefined }) },
-  { label: "runTools.error", offered: inStates("execute_tool"), build: () => ({ type: "xstate.error.actor.runTools", error: new Error("runner crashed") }) },
+  { label: "runTools.done", offered: inStates("execute_tool"), build: () => ({ type: "runTools.done", output: undefined }) },
+  { label: "runTools.error", offered: inStates("execute_tool"), build: () => ({ type: "runTools.error", error: new Error("runner crashed") }) },
   recovery("retry"),
   recovery("continue"),
   recovery("abort"),
-  { label: "decideRecovery.error", offered: inStates("recover"), build: () => ({ type: "xstate.error.actor.decideRecovery", error: new AgentError("HOOK_FAILED", "hook onModelError failed: boom") }) },
+  { label: "decideRecovery.error", offered: inStates("recover"), build: () => ({ type: "decideRecovery.error", error: new AgentError("HOOK_FAILED", "hook onModelError failed: boom") }) },
   {
     label: "inbox.steer",
     offered: (state, s, variant) => queueing(state, s, variant) && s.context.inbox.steering.length === 0,
@@ -429,9 +448,18 @@ function replay(variant: Variant, path: StatePath<Snapshot, LabelledEvent>, take
     },
   });
   const fail = (message: string) => new Error(`${variant.name}: ${message}\n  path: ${describePath(path)}`);
+  effects.inFlight = undefined;
+  effects.problems = [];
+  const warn = vi.spyOn(console, "warn");
   const alive = () => {
     const snapshot = actor.getSnapshot();
     if (snapshot.status === "error") throw fail(`the actor failed: ${String((snapshot.error as Error)?.stack ?? snapshot.error)}`);
+    if (effects.problems.length) throw fail(effects.problems.join("; "));
+    if (warn.mock.calls.length) throw fail(`XState warned: ${warn.mock.calls.map((c) => String(c[0])).join("; ")}`);
+    const state = engineStateOf(snapshot.value);
+    if (snapshot.status === "active" && effects.inFlight !== WORK_OF[state]) {
+      throw fail(`resting in ${state} with ${effects.inFlight ?? "no work"} in flight, expected ${WORK_OF[state] ?? "none"}`);
+    }
   };
   try {
     actor.start();
@@ -449,6 +477,8 @@ function replay(variant: Variant, path: StatePath<Snapshot, LabelledEvent>, take
         const recipe = RECIPES.find((r) => r.label === label);
         const event = recipe?.build(snapshot);
         if (!event) throw fail(`event ${label} cannot be built in ${abstractState(snapshot)}`);
+        // A result event is the work in flight ending.
+        if (/\.(done|error)$/.test(event.type)) effects.inFlight = undefined;
         actor.send(event as never);
       }
       alive();

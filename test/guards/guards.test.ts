@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { aborted, timedOut, toolCallsExhausted, turnsExhausted } from "../../src/guards/index.js";
+import { aborted, awaitsRecoveryDecision, preparesContext, timedOut, toolCallsExhausted, turnsExhausted } from "../../src/guards/index.js";
+import type { AgentHooks } from "../../src/hooks.js";
 import {
   batchAwaitsPermission,
   batchHasErrors,
@@ -8,7 +9,7 @@ import {
   permissionDenied,
 } from "../../src/guards/batch.js";
 import { AgentError } from "../../src/errors/agent-error.js";
-import type { CallRecord } from "../../src/machine/context.js";
+import type { CallRecord, EngineContext } from "../../src/machine/context.js";
 
 const record = (over: Partial<CallRecord>): CallRecord => ({
   call: { id: "c1", name: "t", input: {}, sessionId: "s" },
@@ -82,5 +83,48 @@ describe("batch guards", () => {
     expect(permissionDenied([allow])).toBe(false);
     expect(permissionDenied([allow, blocked])).toBe(false);
     expect(permissionDenied([allow, deny])).toBe(true);
+  });
+});
+
+describe("preparesContext and awaitsRecoveryDecision: work is asked for only where the state will wait", () => {
+  const context = (over: { contextBuilt?: boolean; retrying?: boolean; turn?: number; hooks?: AgentHooks; signal?: AbortSignal; maxTokens?: number; used?: number }) =>
+    ({
+      run: { maxTurns: 2 },
+      turn: over.turn ?? 0,
+      deps: { hooks: over.hooks ?? {}, ...(over.signal ? { signal: over.signal } : {}) },
+      call: { contextBuilt: over.contextBuilt ?? false, retrying: over.retrying ?? false, overflowCompacted: false },
+      loop: { contextWindow: 0, reserveTokens: 0, ...(over.maxTokens !== undefined ? { maxTokens: over.maxTokens } : {}) },
+      usage: { input: over.used ?? 0, output: 0 },
+      messages: [],
+      batch: [],
+      outcome: { finalText: "" },
+    }) as unknown as EngineContext;
+  const hook: AgentHooks = { prepareNextTurn: () => undefined };
+
+  it("the first build is asked for unless the run is already aborted", () => {
+    expect(preparesContext(context({}))).toBe(true);
+    expect(preparesContext(context({ signal: AbortSignal.abort() }))).toBe(false);
+  });
+  it("a later build only with work to do and no limit reached", () => {
+    expect(preparesContext(context({ contextBuilt: true, turn: 1 }))).toBe(false);
+    expect(preparesContext(context({ contextBuilt: true, turn: 1, hooks: hook }))).toBe(true);
+    expect(preparesContext(context({ contextBuilt: true, turn: 2, hooks: hook }))).toBe(false);
+    expect(preparesContext(context({ contextBuilt: true, turn: 2, hooks: hook, retrying: true }))).toBe(true);
+    expect(preparesContext(context({ contextBuilt: true, turn: 1, hooks: hook, maxTokens: 10, used: 10 }))).toBe(false);
+  });
+  it("recover waits for onModelError only for a failed model request it applies to", () => {
+    const failed = (code: "MODEL_ERROR" | "CONTEXT_OVERFLOW" | "HOOK_FAILED", hooks: AgentHooks) => {
+      const c = context({ hooks });
+      (c.outcome as { failure?: AgentError; failedIn?: string }).failure = new AgentError(code, "failed");
+      (c.outcome as { failedIn?: string }).failedIn = "call_model";
+      return c;
+    };
+    const onModelError: AgentHooks = { onModelError: () => undefined };
+    expect(awaitsRecoveryDecision(failed("MODEL_ERROR", onModelError))).toBe(true);
+    expect(awaitsRecoveryDecision(failed("MODEL_ERROR", {}))).toBe(false);
+    expect(awaitsRecoveryDecision(failed("HOOK_FAILED", onModelError))).toBe(false);
+    // a first context overflow is compacted and retried before anyone is asked
+    expect(awaitsRecoveryDecision(failed("CONTEXT_OVERFLOW", onModelError))).toBe(false);
+    expect(awaitsRecoveryDecision(context({ hooks: onModelError }))).toBe(false);
   });
 });
