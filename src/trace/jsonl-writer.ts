@@ -1,47 +1,31 @@
 import { closeSync, mkdirSync, openSync, writeSync } from "node:fs";
-import { dirname } from "node:path";
+import { dirname, resolve } from "node:path";
 
 const FLUSH_CHARS = 64 * 1024;
 const FLUSH_LINES = 256;
 
-/** Writers with unflushed lines, flushed synchronously if the process exits (a crash never loses written lines). */
-const open = new Set<JsonlWriter>();
-let exitHookInstalled = false;
-
-function installExitHook(): void {
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  process.once("exit", () => {
-    for (const writer of open) writer.close();
-  });
-}
-
 /**
- * Appends JSON lines to a file. Lines are buffered and written whole, in one write per batch: at the next
- * quiescent point (setImmediate), once 256 lines or 64 KB are waiting, on `flush()` and on `close()`. A write failure is reported once through
- * `onError` and never thrown into the run; later lines are dropped and the failure says so.
+ * One file appended to by every writer of this process that names it: one descriptor, one buffer, one write per
+ * batch. A thousand concurrent runs sharing a trace file used to mean a thousand descriptors and a write per run per
+ * quiescent point; lines still land whole, in the order they were written.
  */
-export class JsonlWriter {
+class AppendTarget {
   private fd: number | undefined;
   private buffer: string[] = [];
   private bufferedChars = 0;
   private scheduled = false;
-  private failed = false;
-  private closed = false;
+  private failure: Error | undefined;
+  readonly writers = new Set<JsonlWriter>();
 
-  constructor(
-    readonly path: string,
-    private readonly onError: (error: Error) => void = () => {},
-  ) {
-    installExitHook();
+  constructor(readonly path: string) {}
+
+  get failed(): boolean {
+    return this.failure !== undefined;
   }
 
-  /** Queues one line (already serialised). */
-  writeLine(line: string): void {
-    if (this.failed || this.closed) return;
+  append(line: string): void {
     this.buffer.push(line);
     this.bufferedChars += line.length + 1;
-    open.add(this);
     // A run of instant steps never lets the event loop turn: flush by size too, so a long run's lines reach the
     // file as it goes (a killed process loses at most this much) and the buffer stays small.
     if (this.bufferedChars >= FLUSH_CHARS || this.buffer.length >= FLUSH_LINES) {
@@ -57,12 +41,8 @@ export class JsonlWriter {
     }
   }
 
-  write(value: unknown): void {
-    this.writeLine(JSON.stringify(value));
-  }
-
   flush(): void {
-    if (this.buffer.length === 0 || this.failed) return;
+    if (this.buffer.length === 0 || this.failure) return;
     const chunk = this.buffer.join("\n") + "\n";
     this.buffer = [];
     this.bufferedChars = 0;
@@ -73,16 +53,14 @@ export class JsonlWriter {
       }
       writeSync(this.fd, chunk);
     } catch (error) {
-      this.failed = true;
-      this.onError(new Error(`could not write ${this.path}: ${(error as Error).message}; later lines of this run are not recorded`));
+      this.failure = new Error(`could not write ${this.path}: ${(error as Error).message}; later lines of this run are not recorded`);
+      for (const writer of this.writers) writer.failed(this.failure);
     }
   }
 
+  /** Flushes and closes the file; later writers of the path open it again. */
   close(): void {
-    if (this.closed) return;
     this.flush();
-    this.closed = true;
-    open.delete(this);
     if (this.fd !== undefined) {
       try {
         closeSync(this.fd);
@@ -91,5 +69,77 @@ export class JsonlWriter {
       }
       this.fd = undefined;
     }
+  }
+}
+
+/** Files with writers, flushed synchronously if the process exits (a crash never loses written lines). */
+const targets = new Map<string, AppendTarget>();
+let exitHookInstalled = false;
+
+function installExitHook(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.once("exit", () => {
+    for (const target of targets.values()) target.close();
+  });
+}
+
+/**
+ * Appends JSON lines to a file. Lines are buffered and written whole, in one write per batch: at the next
+ * quiescent point (setImmediate), once 256 lines or 64 KB are waiting, on `flush()` and on `close()`. Writers of the
+ * same file in one process share its descriptor and buffer. A write failure is reported once through `onError` and
+ * never thrown into the run; later lines are dropped and the failure says so.
+ */
+export class JsonlWriter {
+  private readonly target: AppendTarget;
+  private reported = false;
+  private closed = false;
+
+  constructor(
+    readonly path: string,
+    private readonly onError: (error: Error) => void = () => {},
+  ) {
+    installExitHook();
+    const key = resolve(path);
+    let target = targets.get(key);
+    // A file that could not be written is tried afresh by a new writer (its directory may exist by now).
+    if (!target || target.failed) targets.set(key, (target = new AppendTarget(key)));
+    target.writers.add(this);
+    this.target = target;
+  }
+
+  /** Queues one line (already serialised). */
+  writeLine(line: string): void {
+    if (this.closed || this.target.failed) return;
+    this.target.append(line);
+  }
+
+  write(value: unknown): void {
+    this.writeLine(JSON.stringify(value));
+  }
+
+  flush(): void {
+    this.target.flush();
+  }
+
+  /** Flushes; the file is closed once its last writer closes. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    const target = this.target;
+    target.writers.delete(this);
+    if (target.writers.size > 0) {
+      target.flush();
+      return;
+    }
+    target.close();
+    if (targets.get(target.path) === target) targets.delete(target.path);
+  }
+
+  /** @internal the shared file could not be written: tell this writer's owner, once. */
+  failed(error: Error): void {
+    if (this.reported) return;
+    this.reported = true;
+    this.onError(error);
   }
 }
