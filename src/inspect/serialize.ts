@@ -19,6 +19,74 @@ const SECRET_KEY = /^(api[-_]?key|authorization|password|passwd|secret|client[-_
  * vanishing; credentials under well-known keys are redacted; very large values are cut with a note saying so.
  */
 export function toJson(value: unknown, options: ToJsonOptions = {}): Json {
+  return converter(options).visit(value, 0);
+}
+
+/**
+ * `JSON.stringify(toJson(value, options))`, in one pass: the text is written as the value is walked, without
+ * building the converted copy first (the inspector serialises a run's whole context at every state).
+ */
+export function toJsonText(value: unknown, options: ToJsonOptions = {}): string {
+  const { visit, seen, maxDepth, maxString, maxItems } = converter(options);
+
+  const text = (v: unknown, depth: number): string => {
+    if (typeof v === "string") return JSON.stringify(v.length > maxString ? cut(v, maxString) : v);
+    if (typeof v === "number") return Number.isFinite(v) ? String(v) : JSON.stringify(String(v));
+    if (typeof v !== "object" || v === null) return JSON.stringify(visit(v, depth));
+    const proto = Object.getPrototypeOf(v);
+    if (proto === Array.prototype && Array.isArray(v)) {
+      if (seen.has(v)) return '"[Circular]"';
+      if (depth >= maxDepth) return '"[Array]"';
+      seen.add(v);
+      try {
+        const end = Math.min(v.length, maxItems);
+        let out = "[";
+        for (let i = 0; i < end; i++) out += (i > 0 ? "," : "") + text(v[i], depth + 1);
+        if (v.length > maxItems) out += `${end > 0 ? "," : ""}"[${v.length - maxItems} more items]"`;
+        return out + "]";
+      } finally {
+        seen.delete(v);
+      }
+    }
+    // Anything but plain data (dates, errors, maps, class instances, objects with toJSON) takes the general way.
+    if ((proto !== Object.prototype && proto !== null) || typeof (v as { toJSON?: unknown }).toJSON === "function") return JSON.stringify(visit(v, depth));
+    if (seen.has(v)) return '"[Circular]"';
+    if (depth >= maxDepth) return '"[Object]"';
+    seen.add(v);
+    try {
+      let out = "{";
+      for (const key in v) {
+        if (!Object.prototype.hasOwnProperty.call(v, key)) continue;
+        const item = (v as Record<string, unknown>)[key];
+        // `out.__proto__ = …` on the converted copy sets no key, so the copy's JSON has none either.
+        if (item === undefined || key === "__proto__") continue;
+        out += `${out.length > 1 ? "," : ""}${keyText(key)}:${SECRET_KEY.test(key) && item !== null && item !== "" ? '"[redacted]"' : text(item, depth + 1)}`;
+      }
+      return out + "}";
+    } finally {
+      seen.delete(v);
+    }
+  };
+
+  return text(value, 0);
+}
+
+/** Object keys as JSON, remembered: the same few keys come back in every value. */
+const keyTexts = new Map<string, string>();
+function keyText(key: string): string {
+  let text = keyTexts.get(key);
+  if (text === undefined) {
+    text = JSON.stringify(key);
+    if (keyTexts.size < 2000) keyTexts.set(key, text);
+  }
+  return text;
+}
+
+function cut(v: string, maxString: number): string {
+  return `${v.slice(0, maxString)}… [${v.length - maxString} more characters]`;
+}
+
+function converter(options: ToJsonOptions) {
   const maxDepth = options.maxDepth ?? 8;
   const maxString = options.maxString ?? 20_000;
   const maxItems = options.maxItems ?? 500;
@@ -27,7 +95,7 @@ export function toJson(value: unknown, options: ToJsonOptions = {}): Json {
   const visit = (v: unknown, depth: number): Json => {
     switch (typeof v) {
       case "string":
-        return v.length > maxString ? `${v.slice(0, maxString)}… [${v.length - maxString} more characters]` : v;
+        return v.length > maxString ? cut(v, maxString) : v;
       case "number":
         return Number.isFinite(v) ? v : String(v);
       case "boolean":
@@ -88,5 +156,5 @@ export function toJson(value: unknown, options: ToJsonOptions = {}): Json {
     return out;
   };
 
-  return visit(value, 0);
+  return { visit, seen, maxDepth, maxString, maxItems };
 }
