@@ -69,7 +69,7 @@ export function createInspectedRun(hub: InspectorHub, info: RunInfo, chartId: st
   let ended = false;
 
   // The observer's records are written as text (the JSON of the record objects in protocol.ts, key for key), each
-  // value serialised once, straight from the run's objects: they are sent at every state whether a page is
+  // value serialised once, straight from the run's objects: they are made at every state whether a page is
   // connected or not (a page that connects later is sent them all).
   const session = JSON.stringify(sessionId);
   const agentRecord = (event: unknown) => `{"kind":"agent","time":"${isoTime()}","sessionId":${session},"event":${toJsonText(event)}}`;
@@ -83,9 +83,9 @@ export function createInspectedRun(hub: InspectorHub, info: RunInfo, chartId: st
       // The conversation only grows during a run; if it was replaced, it is sent again from the start.
       const start = messages.length < messagesSent ? 0 : messagesSent;
       if (messages.length > start) {
-        let list = "";
-        for (let i = start; i < messages.length; i++) list += (i > start ? "," : "") + toJsonText(messages[i]);
-        hub.addText(`{"kind":"messages","sessionId":${session},"start":${start},"messages":[${list}]}`);
+        const list: string[] = [];
+        for (let i = start; i < messages.length; i++) list.push(toJsonText(messages[i]));
+        hub.addText(`{"kind":"messages","sessionId":${session},"start":${start},"messages":[${list.join(",")}]}`);
       }
       messagesSent = messages.length;
       const data: Record<string, unknown> = {};

@@ -23,63 +23,103 @@ export function toJson(value: unknown, options: ToJsonOptions = {}): Json {
 }
 
 /**
- * `JSON.stringify(toJson(value, options))`, in one pass: the text is written as the value is walked, without
- * building the converted copy first (the inspector serialises a run's whole context at every state).
+ * `JSON.stringify(toJson(value, options))`, made faster for plain data (the inspector serialises a run's whole
+ * context at every state): a part that toJson would copy as it is (plain objects and arrays of strings, finite
+ * numbers, booleans and nulls, within the limits, without credentials under well-known keys) is serialised as it
+ * stands, without the copy; only the rest is converted first.
  */
 export function toJsonText(value: unknown, options: ToJsonOptions = {}): string {
   const { visit, seen, maxDepth, maxString, maxItems } = converter(options);
 
-  const text = (v: unknown, depth: number): string => {
-    if (typeof v === "string") return JSON.stringify(v.length > maxString ? cut(v, maxString) : v);
-    if (typeof v === "number") return Number.isFinite(v) ? String(v) : JSON.stringify(String(v));
-    if (typeof v !== "object" || v === null) return JSON.stringify(visit(v, depth));
-    const proto = Object.getPrototypeOf(v);
-    if (proto === Array.prototype && Array.isArray(v)) {
-      if (seen.has(v)) return '"[Circular]"';
-      if (depth >= maxDepth) return '"[Array]"';
-      seen.add(v);
-      try {
-        const end = Math.min(v.length, maxItems);
-        let out = "[";
-        for (let i = 0; i < end; i++) out += (i > 0 ? "," : "") + text(v[i], depth + 1);
-        if (v.length > maxItems) out += `${end > 0 ? "," : ""}"[${v.length - maxItems} more items]"`;
-        return out + "]";
-      } finally {
-        seen.delete(v);
-      }
+  /** Whether `toJson` would give back `v` (at this depth) unchanged, as far as its JSON shows. */
+  const same = (v: unknown, depth: number): boolean => {
+    switch (typeof v) {
+      case "string":
+        return v.length <= maxString;
+      case "number":
+        return Number.isFinite(v);
+      case "boolean":
+        return true;
+      case "object":
+        break;
+      default:
+        return false;
     }
-    // Anything but plain data (dates, errors, maps, class instances, objects with toJSON) takes the general way.
-    if ((proto !== Object.prototype && proto !== null) || typeof (v as { toJSON?: unknown }).toJSON === "function") return JSON.stringify(visit(v, depth));
-    if (seen.has(v)) return '"[Circular]"';
-    if (depth >= maxDepth) return '"[Object]"';
+    if (v === null) return true;
+    if (depth >= maxDepth || seen.has(v)) return false;
+    const proto = Object.getPrototypeOf(v);
+    const array = proto === Array.prototype && Array.isArray(v);
+    if (!array && proto !== Object.prototype && proto !== null) return false;
+    if ((v as { toJSON?: unknown }).toJSON !== undefined) return false;
     seen.add(v);
     try {
-      let out = "{";
+      if (array) {
+        if (v.length > maxItems) return false;
+        // A hole or an undefined item is null in both.
+        for (let i = 0; i < v.length; i++) if (v[i] !== undefined && !same(v[i], depth + 1)) return false;
+        return true;
+      }
       for (const key in v) {
         if (!Object.prototype.hasOwnProperty.call(v, key)) continue;
         const item = (v as Record<string, unknown>)[key];
-        // `out.__proto__ = …` on the converted copy sets no key, so the copy's JSON has none either.
-        if (item === undefined || key === "__proto__") continue;
-        out += `${out.length > 1 ? "," : ""}${keyText(key)}:${SECRET_KEY.test(key) && item !== null && item !== "" ? '"[redacted]"' : text(item, depth + 1)}`;
+        // Both leave out an undefined value; toJson also a `__proto__` key (it would set the copy's prototype).
+        if (item === undefined) continue;
+        if (key === "__proto__" || (item !== null && item !== "" && isSecretKey(key)) || !same(item, depth + 1)) return false;
       }
-      return out + "}";
+      return true;
     } finally {
       seen.delete(v);
     }
   };
 
+  const text = (v: unknown, depth: number): string => {
+    if (same(v, depth)) return JSON.stringify(v);
+    // Not as it stands: a plain container is written part by part, so that only what needs it is converted.
+    if (typeof v === "object" && v !== null && depth < maxDepth && !seen.has(v) && (v as { toJSON?: unknown }).toJSON === undefined) {
+      const proto = Object.getPrototypeOf(v);
+      if (proto === Array.prototype && Array.isArray(v)) {
+        seen.add(v);
+        try {
+          const end = Math.min(v.length, maxItems);
+          let out = "[";
+          for (let i = 0; i < end; i++) out += (i > 0 ? "," : "") + text(v[i], depth + 1);
+          if (v.length > maxItems) out += `${end > 0 ? "," : ""}"[${v.length - maxItems} more items]"`;
+          return out + "]";
+        } finally {
+          seen.delete(v);
+        }
+      }
+      if (proto === Object.prototype || proto === null) {
+        seen.add(v);
+        try {
+          let out = "{";
+          for (const key in v) {
+            if (!Object.prototype.hasOwnProperty.call(v, key)) continue;
+            const item = (v as Record<string, unknown>)[key];
+            if (item === undefined || key === "__proto__") continue;
+            out += `${out.length > 1 ? "," : ""}${JSON.stringify(key)}:${item !== null && item !== "" && isSecretKey(key) ? '"[redacted]"' : text(item, depth + 1)}`;
+          }
+          return out + "}";
+        } finally {
+          seen.delete(v);
+        }
+      }
+    }
+    return JSON.stringify(visit(v, depth));
+  };
+
   return text(value, 0);
 }
 
-/** Object keys as JSON, remembered: the same few keys come back in every value. */
-const keyTexts = new Map<string, string>();
-function keyText(key: string): string {
-  let text = keyTexts.get(key);
-  if (text === undefined) {
-    text = JSON.stringify(key);
-    if (keyTexts.size < 2000) keyTexts.set(key, text);
+/** Whether a key's value is never shown, remembered per key: the same few keys come back in every value. */
+const secretKeys = new Map<string, boolean>();
+function isSecretKey(key: string): boolean {
+  let secret = secretKeys.get(key);
+  if (secret === undefined) {
+    secret = SECRET_KEY.test(key);
+    if (secretKeys.size < 5000) secretKeys.set(key, secret);
   }
-  return text;
+  return secret;
 }
 
 function cut(v: string, maxString: number): string {
