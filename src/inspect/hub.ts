@@ -46,7 +46,12 @@ export class InspectorHub {
 
   add(record: InspectorRecord): void {
     if (this.closed) return;
-    const text = JSON.stringify(record);
+    this.addText(JSON.stringify(record));
+  }
+
+  /** A record already serialised (the JSON of an `InspectorRecord`): the run observer writes its records as text. */
+  addText(text: string): void {
+    if (this.closed) return;
     this.records.push(text);
     const message = `{"type":"record","record":${text}}`;
     for (const page of this.pages) page.send(message);

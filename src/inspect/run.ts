@@ -3,8 +3,9 @@ import type { EngineObserver } from "../machine/observe.js";
 import type { PermissionRequest } from "../permissions/types.js";
 import { TraceDetails } from "../trace/details.js";
 import { TRACE_VERSION } from "../trace/format.js";
+import { isoTime } from "../trace/iso-time.js";
 import type { InspectorHub } from "./hub.js";
-import { toJson } from "./serialize.js";
+import { toJson, toJsonText } from "./serialize.js";
 
 /** One agent run as the inspector shows it. */
 export interface InspectedRun {
@@ -67,6 +68,12 @@ export function createInspectedRun(hub: InspectorHub, info: RunInfo, chartId: st
   let messagesSent = 0;
   let ended = false;
 
+  // The observer's records are written as text (the JSON of the record objects in protocol.ts, key for key), each
+  // value serialised once, straight from the run's objects: they are made at every state whether a page is
+  // connected or not (a page that connects later is sent them all).
+  const session = JSON.stringify(sessionId);
+  const agentRecord = (event: unknown) => `{"kind":"agent","time":"${isoTime()}","sessionId":${session},"event":${toJsonText(event)}}`;
+
   const observer: EngineObserver = {
     state(entered) {
       observed = true;
@@ -75,27 +82,33 @@ export function createInspectedRun(hub: InspectorHub, info: RunInfo, chartId: st
       const messages = Array.isArray(context.messages) ? (context.messages as unknown[]) : [];
       // The conversation only grows during a run; if it was replaced, it is sent again from the start.
       const start = messages.length < messagesSent ? 0 : messagesSent;
-      if (messages.length > start) hub.add({ kind: "messages", sessionId, start, messages: messages.slice(start).map((m) => toJson(m)) });
+      if (messages.length > start) {
+        const list: string[] = [];
+        for (let i = start; i < messages.length; i++) list.push(toJsonText(messages[i]));
+        hub.addText(`{"kind":"messages","sessionId":${session},"start":${start},"messages":[${list.join(",")}]}`);
+      }
       messagesSent = messages.length;
       const data: Record<string, unknown> = {};
-      for (const [key, item] of Object.entries(context)) if (!NOT_DATA.has(key)) data[key] = item;
+      for (const key in context) if (Object.prototype.hasOwnProperty.call(context, key) && !NOT_DATA.has(key)) data[key] = context[key];
       const line = {
         v: TRACE_VERSION,
         sessionId,
         seq: seq++,
         ...(info.parentSession !== undefined ? { parentSession: info.parentSession } : {}),
-        time: new Date(entered.time).toISOString(),
+        time: isoTime(entered.time),
         kind: "state",
         state: entered.state,
         turn,
         details: details.of(entered),
       };
-      hub.add({ kind: "enter", sessionId, line: toJson(line), event: entered.event.type, context: toJson(data), messageCount: messages.length });
+      hub.addText(
+        `{"kind":"enter","sessionId":${session},"line":${toJsonText(line)},"event":${JSON.stringify(entered.event.type)},"context":${toJsonText(data)},"messageCount":${messages.length}}`,
+      );
     },
     emitted(event) {
       observed = true;
       if (event.type === "retry") seq++;
-      hub.add({ kind: "agent", time: new Date().toISOString(), sessionId, event: toJson(event) });
+      hub.addText(agentRecord(event));
     },
   };
 
@@ -104,7 +117,7 @@ export function createInspectedRun(hub: InspectorHub, info: RunInfo, chartId: st
     observer,
     publish(event) {
       if (observed && OBSERVED.has(event.type)) return;
-      hub.add({ kind: "agent", time: new Date().toISOString(), sessionId, event: toJson(event) });
+      hub.addText(agentRecord(event));
     },
     requestPermission(request, options) {
       return hub.requestPermission(sessionId, toJson(request.call), request.reason, options?.signal);

@@ -19,6 +19,114 @@ const SECRET_KEY = /^(api[-_]?key|authorization|password|passwd|secret|client[-_
  * vanishing; credentials under well-known keys are redacted; very large values are cut with a note saying so.
  */
 export function toJson(value: unknown, options: ToJsonOptions = {}): Json {
+  return converter(options).visit(value, 0);
+}
+
+/**
+ * `JSON.stringify(toJson(value, options))`, made faster for plain data (the inspector serialises a run's whole
+ * context at every state): a part that toJson would copy as it is (plain objects and arrays of strings, finite
+ * numbers, booleans and nulls, within the limits, without credentials under well-known keys) is serialised as it
+ * stands, without the copy; only the rest is converted first.
+ */
+export function toJsonText(value: unknown, options: ToJsonOptions = {}): string {
+  const { visit, seen, maxDepth, maxString, maxItems } = converter(options);
+
+  /** Whether `toJson` would give back `v` (at this depth) unchanged, as far as its JSON shows. */
+  const same = (v: unknown, depth: number): boolean => {
+    switch (typeof v) {
+      case "string":
+        return v.length <= maxString;
+      case "number":
+        return Number.isFinite(v);
+      case "boolean":
+        return true;
+      case "object":
+        break;
+      default:
+        return false;
+    }
+    if (v === null) return true;
+    if (depth >= maxDepth || seen.has(v)) return false;
+    const proto = Object.getPrototypeOf(v);
+    const array = proto === Array.prototype && Array.isArray(v);
+    if (!array && proto !== Object.prototype && proto !== null) return false;
+    if ((v as { toJSON?: unknown }).toJSON !== undefined) return false;
+    seen.add(v);
+    try {
+      if (array) {
+        if (v.length > maxItems) return false;
+        // A hole or an undefined item is null in both.
+        for (let i = 0; i < v.length; i++) if (v[i] !== undefined && !same(v[i], depth + 1)) return false;
+        return true;
+      }
+      for (const key in v) {
+        if (!Object.prototype.hasOwnProperty.call(v, key)) continue;
+        const item = (v as Record<string, unknown>)[key];
+        // Both leave out an undefined value; toJson also a `__proto__` key (it would set the copy's prototype).
+        if (item === undefined) continue;
+        if (key === "__proto__" || (item !== null && item !== "" && isSecretKey(key)) || !same(item, depth + 1)) return false;
+      }
+      return true;
+    } finally {
+      seen.delete(v);
+    }
+  };
+
+  const text = (v: unknown, depth: number): string => {
+    if (same(v, depth)) return JSON.stringify(v);
+    // Not as it stands: a plain container is written part by part, so that only what needs it is converted.
+    if (typeof v === "object" && v !== null && depth < maxDepth && !seen.has(v) && (v as { toJSON?: unknown }).toJSON === undefined) {
+      const proto = Object.getPrototypeOf(v);
+      if (proto === Array.prototype && Array.isArray(v)) {
+        seen.add(v);
+        try {
+          const end = Math.min(v.length, maxItems);
+          let out = "[";
+          for (let i = 0; i < end; i++) out += (i > 0 ? "," : "") + text(v[i], depth + 1);
+          if (v.length > maxItems) out += `${end > 0 ? "," : ""}"[${v.length - maxItems} more items]"`;
+          return out + "]";
+        } finally {
+          seen.delete(v);
+        }
+      }
+      if (proto === Object.prototype || proto === null) {
+        seen.add(v);
+        try {
+          let out = "{";
+          for (const key in v) {
+            if (!Object.prototype.hasOwnProperty.call(v, key)) continue;
+            const item = (v as Record<string, unknown>)[key];
+            if (item === undefined || key === "__proto__") continue;
+            out += `${out.length > 1 ? "," : ""}${JSON.stringify(key)}:${item !== null && item !== "" && isSecretKey(key) ? '"[redacted]"' : text(item, depth + 1)}`;
+          }
+          return out + "}";
+        } finally {
+          seen.delete(v);
+        }
+      }
+    }
+    return JSON.stringify(visit(v, depth));
+  };
+
+  return text(value, 0);
+}
+
+/** Whether a key's value is never shown, remembered per key: the same few keys come back in every value. */
+const secretKeys = new Map<string, boolean>();
+function isSecretKey(key: string): boolean {
+  let secret = secretKeys.get(key);
+  if (secret === undefined) {
+    secret = SECRET_KEY.test(key);
+    if (secretKeys.size < 5000) secretKeys.set(key, secret);
+  }
+  return secret;
+}
+
+function cut(v: string, maxString: number): string {
+  return `${v.slice(0, maxString)}… [${v.length - maxString} more characters]`;
+}
+
+function converter(options: ToJsonOptions) {
   const maxDepth = options.maxDepth ?? 8;
   const maxString = options.maxString ?? 20_000;
   const maxItems = options.maxItems ?? 500;
@@ -27,7 +135,7 @@ export function toJson(value: unknown, options: ToJsonOptions = {}): Json {
   const visit = (v: unknown, depth: number): Json => {
     switch (typeof v) {
       case "string":
-        return v.length > maxString ? `${v.slice(0, maxString)}… [${v.length - maxString} more characters]` : v;
+        return v.length > maxString ? cut(v, maxString) : v;
       case "number":
         return Number.isFinite(v) ? v : String(v);
       case "boolean":
@@ -88,5 +196,5 @@ export function toJson(value: unknown, options: ToJsonOptions = {}): Json {
     return out;
   };
 
-  return visit(value, 0);
+  return { visit, seen, maxDepth, maxString, maxItems };
 }

@@ -29,32 +29,35 @@ export interface EngineObserver {
  * are held until the microstep reports the state it led into, then delivered after it.
  */
 export function observeEngine(observers: readonly EngineObserver[]): (event: InspectionEvent) => void {
+  // About forty inspection events per tool step, most of them about child actors or of no interest: the dispatch
+  // does as little as it can per event, and each notification goes only to the observers that take it.
+  const stateObservers = observers.filter((o) => o.state !== undefined);
+  const emitObservers = observers.filter((o) => o.emitted !== undefined);
   let root: ActorRefLike | undefined;
   let current: EngineStateName | undefined;
   let pending: EngineEmitted[] = [];
 
   const flush = () => {
-    if (pending.length === 0) return;
     const events = pending;
     pending = [];
-    for (const event of events) for (const o of observers) o.emitted?.(event);
+    for (let i = 0; i < events.length; i++) for (let j = 0; j < emitObservers.length; j++) emitObservers[j].emitted!(events[i]);
   };
 
   const enter = (value: unknown, context: EngineContext, event: { type: string }) => {
-    const state = engineStateOf(value) as EngineStateName;
+    const state = (typeof value === "string" ? value : engineStateOf(value)) as EngineStateName;
     if (state === current) return;
     // Transitions taken while the actor starts are not reported as microsteps: an `always` that leaves the initial
     // state at once (a run aborted before it began) would hide it.
     if (current === undefined && state !== "build_context") enter("build_context", context, { type: "xstate.init" });
     const entered: StateEntered = { state, from: current, context, event, time: Date.now() };
     current = state;
-    for (const o of observers) o.state?.(entered);
+    for (let i = 0; i < stateObservers.length; i++) stateObservers[i].state!(entered);
   };
 
   return (inspection: InspectionEvent) => {
     // The first event names the root actor; child actors (model, tools) are not the engine's states.
-    root ??= inspection.actorRef;
-    if (inspection.actorRef !== root) return;
+    if (root === undefined) root = inspection.actorRef;
+    else if (inspection.actorRef !== root) return;
     switch (inspection.type) {
       case "@xstate.action": {
         const action = inspection.action as { type: string; params?: { event?: EngineEmitted } };
@@ -64,13 +67,13 @@ export function observeEngine(observers: readonly EngineObserver[]): (event: Ins
       case "@xstate.microstep": {
         const snapshot = inspection.snapshot as unknown as { value: unknown; context: EngineContext };
         enter(snapshot.value, snapshot.context, inspection.event);
-        flush();
+        if (pending.length > 0) flush();
         return;
       }
       case "@xstate.snapshot": {
         const snapshot = inspection.snapshot as unknown as { value?: unknown; context?: EngineContext };
         if (snapshot.context && snapshot.value !== undefined) enter(snapshot.value, snapshot.context, inspection.event);
-        flush();
+        if (pending.length > 0) flush();
         return;
       }
       default:

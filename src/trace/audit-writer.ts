@@ -1,5 +1,6 @@
 import type { CallRecord } from "../machine/context.js";
 import type { EngineObserver } from "../machine/observe.js";
+import { isoTime } from "./iso-time.js";
 import { JsonlWriter } from "./jsonl-writer.js";
 import { redactLine } from "./redact.js";
 
@@ -28,12 +29,13 @@ export function auditWriter(options: {
   return {
     state({ context, state }) {
       if (state !== "append_tool_result" && state !== "done") return;
-      const time = new Date().toISOString();
+      // Read once there is a line to stamp (done mostly has none): the same time for all of this state's lines.
+      let time: string | undefined;
       for (const record of context.batch) {
         if (!record.result || audited.has(record)) continue;
         audited.add(record);
         const line: AuditLine = {
-          time,
+          time: (time ??= isoTime()),
           sessionId: context.run.sessionId,
           toolCallId: record.call.id,
           tool: record.call.name,

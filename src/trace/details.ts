@@ -78,28 +78,29 @@ export class TraceDetails {
         break;
     }
     const permissions = this.newPermissions(context.batch);
-    if (permissions.length) details.permissions = permissions;
+    if (permissions) details.permissions = permissions;
     const results = this.newResults(context.batch);
-    if (results.length) details.results = results;
+    if (results) details.results = results;
     return details;
   }
 
+  // Both run on every state and mostly find nothing new: the list is only made once there is something to put in it.
   private newPermissions(batch: readonly CallRecord[]) {
-    const out = [];
+    let out: Record<string, unknown>[] | undefined;
     for (const r of batch) {
       if (!r.permission || this.tracedPermissions.has(r.call.id)) continue;
       this.tracedPermissions.add(r.call.id);
-      out.push({ ...r.permission, name: r.call.name });
+      (out ??= []).push({ ...r.permission, name: r.call.name });
     }
     return out;
   }
 
   private newResults(batch: readonly CallRecord[]) {
-    const out = [];
+    let out: Record<string, unknown>[] | undefined;
     for (const r of batch) {
       if (!r.result || this.tracedResults.has(r.call.id)) continue;
       this.tracedResults.add(r.call.id);
-      out.push({
+      (out ??= []).push({
         toolCallId: r.call.id,
         name: r.call.name,
         content: r.result.content,

@@ -1,7 +1,8 @@
 import type { EngineObserver } from "../machine/observe.js";
-import { TRACE_VERSION, type RetryTraceLine, type StateTraceLine } from "./format.js";
+import { TRACE_VERSION } from "./format.js";
 import { JsonlWriter } from "./jsonl-writer.js";
 import { TraceDetails } from "./details.js";
+import { isoTime } from "./iso-time.js";
 import { redactLine } from "./redact.js";
 
 export interface TraceWriterOptions {
@@ -15,51 +16,43 @@ export interface TraceWriterOptions {
   onError: (error: Error) => void;
 }
 
-/** Appends one line per state entered (and one per retry) to the trace file, redacting secrets. */
+/**
+ * Appends one line per state entered (and one per retry) to the trace file, redacting secrets.
+ *
+ * A line is the JSON of `{ v, sessionId, seq, parentSession?, time, kind, …fields }` (format.ts), written as text:
+ * the fields every line shares are serialised once per run, the rest per line, which gives the same text as
+ * serialising the whole object without building it.
+ */
 export function traceWriter(options: TraceWriterOptions): EngineObserver & { close(): void } {
   const out = new JsonlWriter(options.file, options.onError);
   const details = new TraceDetails(options.runOptions);
+  const { secrets, forkedAt } = options;
+  const head = `{"v":${JSON.stringify(TRACE_VERSION)},"sessionId":${JSON.stringify(options.sessionId)},"seq":`;
+  const parent = options.parentSession !== undefined ? `,"parentSession":${JSON.stringify(options.parentSession)}` : "";
+  const stateNames = new Map<string, string>();
   let seq = 0;
   let turn = 0;
-  const base = () => ({
-    v: TRACE_VERSION,
-    sessionId: options.sessionId,
-    seq: seq++,
-    ...(options.parentSession !== undefined ? { parentSession: options.parentSession } : {}),
-  });
-  const write = (line: object) => out.writeLine(redactLine(JSON.stringify(line), options.secrets));
+  /** The line's opening up to its kind, taking the next seq. */
+  const open = (time: string, kind: string) => `${head}${seq++}${parent},"time":"${time}","kind":"${kind}"`;
+  /** A line of a rarer kind: its own fields serialised as an object and spliced after the shared ones. */
+  const other = (kind: string, fields: object) => {
+    const text = JSON.stringify(fields);
+    out.writeLine(redactLine(`${open(isoTime(), kind)},${text.slice(1)}`, secrets));
+  };
   return {
     state(entered) {
       turn = entered.context.turn;
       const first = seq === 0;
-      const line: StateTraceLine = {
-        ...base(),
-        time: new Date(entered.time).toISOString(),
-        kind: "state",
-        state: entered.state,
-        turn,
-        details: details.of(entered),
-        ...(first && options.forkedAt ? { forkedAt: options.forkedAt } : {}),
-      };
-      write(line);
+      let state = stateNames.get(entered.state);
+      if (state === undefined) stateNames.set(entered.state, (state = JSON.stringify(entered.state)));
+      let line = `${open(isoTime(entered.time), "state")},"state":${state},"turn":${JSON.stringify(turn)},"details":${JSON.stringify(details.of(entered))}`;
+      if (first && forkedAt) line += `,"forkedAt":${JSON.stringify(forkedAt)}`;
+      out.writeLine(redactLine(line + "}", secrets));
       if (entered.state === "done") out.flush();
     },
     emitted(event) {
-      if (event.type === "compaction") {
-        write({ ...base(), time: new Date().toISOString(), kind: "compaction", turn, tokensBefore: event.tokensBefore, tokensAfter: event.tokensAfter });
-        return;
-      }
-      if (event.type !== "retry") return;
-      const line: RetryTraceLine = {
-        ...base(),
-        time: new Date().toISOString(),
-        kind: "retry",
-        turn,
-        attempt: event.attempt,
-        delayMs: event.delayMs,
-        error: event.error,
-      };
-      write(line);
+      if (event.type === "compaction") other("compaction", { turn, tokensBefore: event.tokensBefore, tokensAfter: event.tokensAfter });
+      else if (event.type === "retry") other("retry", { turn, attempt: event.attempt, delayMs: event.delayMs, error: event.error });
     },
     close: () => out.close(),
   };

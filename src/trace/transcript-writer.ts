@@ -1,4 +1,5 @@
 import type { EngineObserver } from "../machine/observe.js";
+import { isoTime } from "./iso-time.js";
 import { JsonlWriter } from "./jsonl-writer.js";
 import { transcriptPath } from "./transcript.js";
 
@@ -16,20 +17,23 @@ export function transcriptWriter(options: {
   let rules = 0;
   let list: readonly unknown[] | undefined;
   let compaction: unknown;
+  // Most states add nothing: the time is only read once a state has a line to stamp (the same for all its lines).
+  let stamp: string | undefined;
+  const time = () => (stamp ??= isoTime());
   return {
     state({ context, state, event }) {
       if (state === "build_context") return;
       const messages = context.messages;
-      const time = new Date().toISOString();
+      stamp = undefined;
       let compacted = false;
       if (context.call.compaction && context.call.compaction !== compaction) {
         compaction = context.call.compaction;
         compacted = true;
-        out.write({ type: "compaction", time, summary: context.call.compaction.summary });
+        out.write({ type: "compaction", time: time(), summary: context.call.compaction.summary });
       }
       if ((list !== undefined && messages !== list) || (list === undefined && compacted)) {
         // The history was replaced (compaction, prepareNextTurn): record it whole, then go on from its end.
-        out.write({ type: "reset", time, messages: messages.filter((m) => m.role !== "system") });
+        out.write({ type: "reset", time: time(), messages: messages.filter((m) => m.role !== "system") });
         written = messages.length;
       }
       list = messages;
@@ -39,10 +43,10 @@ export function transcriptWriter(options: {
       for (; written < messages.length; written++) {
         const message = messages[written];
         if (message.role === "system") continue;
-        out.write({ type: "message", time, message });
+        out.write({ type: "message", time: time(), message });
       }
-      const added = context.deps.policy?.sessionRules ?? [];
-      for (; rules < added.length; rules++) out.write({ type: "allow_rule", time, rule: added[rules] });
+      const added = context.deps.policy?.sessionRules;
+      if (added) for (; rules < added.length; rules++) out.write({ type: "allow_rule", time: time(), rule: added[rules] });
       if (state === "done") out.flush();
     },
     close: () => out.close(),

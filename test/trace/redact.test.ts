@@ -75,6 +75,14 @@ describe("secrets never reach the trace", () => {
       [JSON.stringify({ headers: { Authorization: "plainvalue" } }), '{"headers":{"Authorization":"[REDACTED]"}}'],
       [`key ${"ghp_" + "b".repeat(36)} aws AKIAABCDEFGHIJKLMNOP slack xoxb-1234567890-abc`, "key [REDACTED] aws [REDACTED] slack [REDACTED]"],
       ["401 Unauthorized: missing authorization; run the task-runner with sk-learn", "401 Unauthorized: missing authorization; run the task-runner with sk-learn"],
+      // Each pattern alone, whatever else the line holds (one scan decides whether the patterns run at all).
+      ["PROXY-AUTHORIZATION=opaque-value-123", "PROXY-AUTHORIZATION=[REDACTED]"],
+      ["Bearer abcdefghijklmnop", "Bearer [REDACTED]"],
+      [`{"k":"${"AIza" + "c".repeat(35)}"}`, '{"k":"[REDACTED]"}'],
+      [`github_pat_${"d".repeat(40)}`, "[REDACTED]"],
+      [`sk-ant-api03-${"e".repeat(40)}`, "[REDACTED]"],
+      ['{"v":1,"seq":3,"state":"call_model","details":{"messages":4}}', '{"v":1,"seq":3,"state":"call_model","details":{"messages":4}}'],
+      ['{"out":"abcdef123456 and bearer abcdefghijklmnop"}', '{"out":"[REDACTED] and bearer abcdefghijklmnop"}'],
     ];
     for (const [line, expected] of cases) expect(redactLine(line, secrets)).toBe(expected);
   });
