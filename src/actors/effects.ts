@@ -1,3 +1,4 @@
+import { getEventListeners } from "node:events";
 import { fromCallback } from "xstate";
 import type { ModelErrorAction } from "../hooks.js";
 import type { EngineEvent } from "../machine/events.js";
@@ -43,7 +44,8 @@ export function isResultOf(event: { type: string }, effect: EffectName): boolean
  * One long-lived actor per run that does the engine's I/O. A state asks for work on entry; the work reports back with
  * events and ends with `<name>.done` / `<name>.error`; a state left before its work ended cancels it on exit, which
  * aborts the work's signal and drops whatever it still reports. At most one piece of work is in flight (one state is
- * active at a time), and stopping the run aborts it too.
+ * active at a time), and stopping the run aborts it too. Pieces of work that end normally may share one signal: a
+ * signal aborts when the work it serves is cancelled, which may be later work of the same run.
  *
  * Long-lived rather than one actor per call: an actor per model call, permission step and tool batch cost more than
  * the rest of a step's bookkeeping (docs/performance.md).
@@ -51,16 +53,25 @@ export function isResultOf(event: { type: string }, effect: EffectName): boolean
 export function effectsActor(effects: Effects = defaultEffects) {
   return fromCallback<EffectRequest, undefined, EngineEvent>(({ receive, sendBack }) => {
     let current: AbortController | undefined;
+    // A finished piece of work's controller, never aborted and with nobody listening, serves the next piece: making an
+    // AbortSignal costs several microseconds, more than the rest of what a step asks of this actor. A piece of work
+    // that leaves a listener behind gets a fresh one next time, so listeners never pile up on a shared signal.
+    let spare: AbortController | undefined;
     const cancel = () => {
       if (current === undefined) return;
       const controller = current;
       current = undefined;
       controller.abort();
     };
+    const release = (controller: AbortController) => {
+      current = undefined;
+      if (!controller.signal.aborted && getEventListeners(controller.signal, "abort").length === 0) spare = controller;
+    };
     receive((request) => {
       cancel();
       if (request.type === "cancel") return;
-      const controller = new AbortController();
+      const controller = spare ?? new AbortController();
+      spare = undefined;
       current = controller;
       const report: Report = (event) => {
         if (current === controller) sendBack(event);
@@ -75,12 +86,12 @@ export function effectsActor(effects: Effects = defaultEffects) {
       work.then(
         (output) => {
           if (current !== controller) return;
-          current = undefined;
+          release(controller);
           sendBack({ type: `${name}.done`, output } as EngineEvent);
         },
         (error: unknown) => {
           if (current !== controller) return;
-          current = undefined;
+          release(controller);
           sendBack({ type: `${name}.error`, error } as EngineEvent);
         },
       );

@@ -26,7 +26,7 @@ export async function runTools(batch: RunToolsInput, signal: AbortSignal, report
   // A subagent may still report while its parent is leaving execute_tool: the report is dropped then.
   const input = { ...batch, run: { ...batch.run, relay: relayTo(report) } };
   // Every call of a parallel group listens on the batch's signal; a large group is not a listener leak.
-  setMaxListeners(0, signal);
+  if (input.calls.length > 1) setMaxListeners(0, signal);
   let group: Array<{ call: ToolCall; tool: AnyTool }> = [];
   const flush = async () => {
     if (group.length === 0) return;

@@ -109,6 +109,41 @@ describe("effectsActor", () => {
     expect(signal?.aborted).toBe(true);
   });
 
+  it("work that ended cleanly passes its signal on; a signal left with a listener, or aborted, is not passed on", async () => {
+    const signals: AbortSignal[] = [];
+    let leaveListener = false;
+    const { ask } = harness({
+      decideRecovery: async (_input, signal) => {
+        signals.push(signal);
+        if (leaveListener) signal.addEventListener("abort", () => {});
+        return { action: "abort" };
+      },
+      runTools: (_input, signal) => {
+        signals.push(signal);
+        return new Promise(() => {});
+      },
+    });
+    ask({ type: "decideRecovery", input: {} as never });
+    await settle();
+    ask({ type: "decideRecovery", input: {} as never });
+    await settle();
+    expect(signals[1]).toBe(signals[0]);
+    leaveListener = true;
+    ask({ type: "decideRecovery", input: {} as never });
+    await settle();
+    ask({ type: "runTools", input: {} as never });
+    await settle();
+    expect(signals[3]).not.toBe(signals[2]);
+    ask({ type: "cancel" });
+    expect(signals[3].aborted).toBe(true);
+    expect(signals[2].aborted).toBe(false);
+    leaveListener = false;
+    ask({ type: "decideRecovery", input: {} as never });
+    await settle();
+    expect(signals[4]).not.toBe(signals[3]);
+    expect(signals[4].aborted).toBe(false);
+  });
+
   it("isResultOf matches only the named work's own ending", () => {
     expect(isResultOf({ type: "callModel.done" }, "callModel")).toBe(true);
     expect(isResultOf({ type: "callModel.error" }, "callModel")).toBe(true);
