@@ -22,13 +22,15 @@ const wants = (section) => !only || only.includes(section);
 const quick = flag("quick");
 const full = flag("full");
 
-// --report: render docs/performance.md again from bench/results.json and bench/notes.md, measuring nothing.
+// --report: render docs/performance.md (and the README's headline) again from bench/results.json and bench/notes.md,
+// measuring nothing.
 if (flag("report")) {
-  const { renderReport } = await import("./lib/report.mjs");
+  const { renderReport, withHeadline } = await import("./lib/report.mjs");
   const saved = JSON.parse(readFileSync(join(benchDir, "results.json"), "utf8"));
   const notesFile = join(benchDir, "notes.md");
   writeFileSync(join(root, "docs", "performance.md"), renderReport(saved, existsSync(notesFile) ? readFileSync(notesFile, "utf8") : ""));
-  console.log("wrote docs/performance.md from bench/results.json");
+  writeFileSync(join(root, "README.md"), withHeadline(readFileSync(join(root, "README.md"), "utf8"), saved));
+  console.log("wrote docs/performance.md and the README's headline from bench/results.json");
   process.exit(0);
 }
 
@@ -196,7 +198,7 @@ if (wants("replay")) {
 
 results.machine.loadAverageAtEnd = os.loadavg().map((x) => Math.round(x * 100) / 100);
 results.durationSeconds = Math.round((Date.now() - startedAt) / 1000);
-const { goalsOf, renderReport } = await import("./lib/report.mjs");
+const { goalsOf, renderReport, withHeadline } = await import("./lib/report.mjs");
 results.goals = goalsOf(results);
 for (const goal of results.goals) log(`goal ${goal.met === null ? "n/a " : goal.met ? "met " : "MISSED"}  ${goal.goal}: ${goal.measured}`);
 
@@ -207,7 +209,8 @@ if (quick || only) {
   const notesFile = join(benchDir, "notes.md");
   const notes = existsSync(notesFile) ? readFileSync(notesFile, "utf8") : "";
   writeFileSync(join(root, "docs", "performance.md"), renderReport(results, notes));
-  log("wrote bench/results.json and docs/performance.md");
+  writeFileSync(join(root, "README.md"), withHeadline(readFileSync(join(root, "README.md"), "utf8"), results));
+  log("wrote bench/results.json, docs/performance.md and the README's headline");
 }
 log(`bench done in ${results.durationSeconds} s`);
 // Peers may leave timers or sockets behind; the measurements are done.

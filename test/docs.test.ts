@@ -35,6 +35,14 @@ describe("docs", () => {
     }
   });
 
+  it("the README's benchmark headline is the one bench/results.json gives (npm run bench rewrites both)", async () => {
+    const { withHeadline } = (await import(join(root, "bench", "lib", "report.mjs"))) as { withHeadline: (readme: string, results: unknown) => string };
+    const readme = readFileSync(join(root, "README.md"), "utf8");
+    const results = JSON.parse(readFileSync(join(root, "bench", "results.json"), "utf8")) as unknown;
+    expect(readme).toContain("µs per step");
+    expect(withHeadline(readme, results)).toBe(readme);
+  });
+
   it("the README's query() example runs as written", () => {
     const [example] = examples("README.md");
     expect(example, "README.md has a ```js example block").toBeDefined();
