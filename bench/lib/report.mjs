@@ -153,7 +153,7 @@ export function renderReport(results, notes) {
   if (results.loop) {
     out.push("## 1. Loop overhead");
     out.push("");
-    out.push("Wall-clock µs per step, median of the measured runs with the interquartile range; ×floor and ×pi are ratios of medians at each size (N = 1 000 / N = 5 000); growth is the per-step cost at the larger size over the smaller one (1.0× is linear, a quadratic loop grows about 5×); peak heap is the most the JS heap plus external memory rose above its level at the start of a run (sampled every 256 steps and at the end). Before each timed run the heap is collected and left 25 ms to settle; each round starts one engine further along, so no engine always follows the same one.");
+    out.push("Wall-clock µs per step, median of the measured runs with the interquartile range; ×floor and ×pi are ratios of medians at each size (N = 1 000 / N = 5 000); growth is the per-step cost at the larger size over the smaller one (1.0× is linear, a quadratic loop grows about 5×); peak heap is the most the JS heap plus external memory rose above its level at the start of a run (sampled every 256 steps and at the end), measured on each engine's first run at that size (a warm-up run when it has one), which starts after a collection. The measured runs start on the heap the engine's earlier runs left (a collection forced right before each of them would leave a small young generation that every run must grow again, charging each loop several times over for its allocation rate), after 25 ms to settle; each round starts one engine further along, so no engine always follows the same one.");
     out.push("");
     out.push(loopTable(results));
     out.push("");

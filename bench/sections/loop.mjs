@@ -4,10 +4,16 @@ import { memoryPeak, memoryStart, round, summarize } from "../lib/common.mjs";
 const SETTLE_MS = 25;
 const num = (n) => n.toLocaleString("en-US").replace(/,/g, " ");
 
-/** One timed run: make (untimed), run (timed: wall and CPU), verify and dispose (untimed). */
-async function timedRun(engine, N) {
+/**
+ * One timed run: make (untimed), run (timed: wall and CPU), verify and dispose (untimed). A memory run collects
+ * garbage first, so its peak heap is what the run itself added; the other runs start on the heap their engine's
+ * earlier runs left, as an engine in a long-lived process does. (A collection forced right before every timed run
+ * leaves a small young generation that the run must grow again, which charged each loop for its allocation rate
+ * several times over: statecraft's steps took about 1.7× as long, the bare graph's about 1.2×.)
+ */
+async function timedRun(engine, N, { memory }) {
   const instance = await engine.make(N);
-  const base = memoryStart();
+  const base = memory ? memoryStart() : 0;
   // Let the collector's background work (sweeping, returning pages after a heavy engine) finish before the clock starts.
   await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
   const cpu0 = process.cpuUsage();
@@ -15,7 +21,7 @@ async function timedRun(engine, N) {
   await instance.run();
   const wallMs = performance.now() - t0;
   const cpu = process.cpuUsage(cpu0);
-  const peakHeap = memoryPeak(base);
+  const peakHeap = memory ? memoryPeak(base) : undefined;
   const checked = instance.verify();
   await instance.dispose();
   return { wallMs, cpuMs: (cpu.user + cpu.system) / 1000, peakHeap, checked };
@@ -35,18 +41,23 @@ export async function loopOverhead(entries, options) {
   const { sizes, runs, minRuns, budgetMs, warmupMs, minWarmups, capMs, probeMs, probeSize, log } = options;
   const [first, ...larger] = sizes;
   const items = [];
-  const newItem = (entry, wanted) => ({ entry, wanted, N: wanted, done: 0, warm: 0, wallMs: [], cpuMs: [], peak: 0, checked: {} });
+  const newItem = (entry, wanted) => ({ entry, wanted, N: wanted, done: 0, warm: 0, wallMs: [], cpuMs: [], peak: undefined, checked: {} });
+  // An item's first run (a warm-up when it has one) is its memory run.
+  const run = async (item) => {
+    const r = await timedRun(item.entry.engine, item.N, { memory: item.peak === undefined });
+    if (r.peakHeap !== undefined) item.peak = r.peakHeap;
+    return r;
+  };
   const record = (item, r) => {
     item.done++;
     item.wallMs.push(r.wallMs);
     item.cpuMs.push(r.cpuMs);
-    item.peak = Math.max(item.peak, r.peakHeap);
     item.checked = { ...item.checked, ...r.checked };
   };
   const warm = async (item) => {
     const start = performance.now();
     do {
-      const r = await timedRun(item.entry.engine, item.N);
+      const r = await run(item);
       item.warm++;
       item.lastMs = r.wallMs;
     } while ((performance.now() - start < warmupMs || item.warm < minWarmups) && item.warm < 30 && item.lastMs < capMs / 4);
@@ -61,13 +72,14 @@ export async function loopOverhead(entries, options) {
       const item = newItem(entry, wanted);
       items.push(item);
       if (base.lastMs > probeMs && probeSize < wanted) {
-        const probe = await timedRun(entry.engine, probeSize);
+        const probe = await timedRun(entry.engine, probeSize, { memory: true });
         const exponent = Math.max(1, Math.log(probe.wallMs / base.lastMs) / Math.log(probeSize / first));
         const projected = probe.wallMs * (wanted / probeSize) ** exponent;
         log(`  probe ${entry.label} N=${probeSize}: ${((probe.wallMs / probeSize) * 1000).toFixed(1)} µs/step, time ∝ N^${exponent.toFixed(2)}, one run at N=${wanted} projected at ${Math.round(projected / 1000)} s`);
         if (projected > capMs) {
           // Measured at probeSize, warmed by its runs at the first size; the probe is its first measured run.
           item.N = probeSize;
+          item.peak = probe.peakHeap;
           item.lastMs = probe.wallMs;
           item.warmNote = `warmed by its N = ${num(first)} runs`;
           item.note = `measured at N = ${num(probeSize)}: from N = ${num(first)} to ${num(probeSize)} its run time grew as N^${exponent.toFixed(2)}, which puts one run at N = ${num(wanted)} at about ${num(Math.round(projected / 1000))} s, over the ${Math.round(capMs / 1000)} s cap (node bench/run.mjs --full measures it)`;
@@ -96,7 +108,7 @@ export async function loopOverhead(entries, options) {
     const offset = (round - 1) % items.length;
     for (const item of [...items.slice(offset), ...items.slice(0, offset)]) {
       if (item.done >= item.target) continue;
-      record(item, await timedRun(item.entry.engine, item.N));
+      record(item, await run(item));
     }
     log(`  round ${round} done`);
   }
@@ -114,11 +126,11 @@ export async function loopOverhead(entries, options) {
       wall,
       cpu,
       runMs: summarize(item.wallMs),
-      peakHeapMB: item.peak / 2 ** 20,
+      peakHeapMB: (item.peak ?? 0) / 2 ** 20,
       ...(item.note ? { note: item.note } : {}),
       ...item.checked,
     };
-    log(`  ${item.entry.label} N=${item.N}: ${wall.median.toFixed(1)} µs/step (min ${wall.min.toFixed(1)}, max ${wall.max.toFixed(1)}, ${wall.runs} runs), cpu ${cpu.median.toFixed(1)}, peak heap +${(item.peak / 2 ** 20).toFixed(1)} MB`);
+    log(`  ${item.entry.label} N=${item.N}: ${wall.median.toFixed(1)} µs/step (min ${wall.min.toFixed(1)}, max ${wall.max.toFixed(1)}, ${wall.runs} runs), cpu ${cpu.median.toFixed(1)}, peak heap +${((item.peak ?? 0) / 2 ** 20).toFixed(1)} MB`);
   }
   return results;
 }
