@@ -18,37 +18,60 @@ export interface RunToolsInput {
 }
 
 /**
+ * How many of a batch's calls start the moment the batch is asked for: its leading run of parallel calls, or its
+ * first call. The engine announces those itself as it asks (one event less per step); later starts are reported.
+ */
+export function startingAtOnce(calls: RunToolsInput["calls"]): number {
+  if (calls.length === 0) return 0;
+  if (calls[0].tool.executionMode !== "parallel") return 1;
+  let n = 1;
+  while (n < calls.length && calls[n].tool.executionMode === "parallel") n++;
+  return n;
+}
+
+/**
  * Runs the allowed calls of one response: consecutive parallel (read-only) calls together, sequential ones one at a
- * time in call order. Each start and finish is sent to the engine as it happens. A call's own error never stops the
- * others; the actor's signal (run aborted or timed out) aborts them all.
+ * time in call order. The calls that start at once (`startingAtOnce`) start before this returns its promise; every
+ * later start and every finish is sent to the engine as it happens. A call's own error never stops the others; the
+ * work's signal (run aborted or timed out) aborts them all.
  */
 export async function runTools(batch: RunToolsInput, signal: AbortSignal, report: Report): Promise<void> {
   // A subagent may still report while its parent is leaving execute_tool: the report is dropped then.
   const input = { ...batch, run: { ...batch.run, relay: relayTo(report) } };
   // Every call of a parallel group listens on the batch's signal; a large group is not a listener leak.
   if (input.calls.length > 1) setMaxListeners(0, signal);
-  let group: Array<{ call: ToolCall; tool: AnyTool }> = [];
+  const announced = startingAtOnce(input.calls);
+  let group: Array<{ call: ToolCall; tool: AnyTool; index: number }> = [];
   const flush = async () => {
     if (group.length === 0) return;
     const running = group;
     group = [];
-    await Promise.all(running.map((entry) => runOne(entry.call, entry.tool, input, signal, report)));
+    await Promise.all(running.map((entry) => runOne(entry.call, entry.tool, input, signal, report, entry.index >= announced)));
   };
-  for (const entry of input.calls) {
+  for (let index = 0; index < input.calls.length; index++) {
+    const entry = input.calls[index];
     if (signal.aborted) return;
     if (entry.tool.executionMode === "parallel") {
-      group.push(entry);
+      group.push({ ...entry, index });
       continue;
     }
-    await flush();
-    await runOne(entry.call, entry.tool, input, signal, report);
+    // Only a group waits: the first call starts before the first await.
+    if (group.length > 0) await flush();
+    await runOne(entry.call, entry.tool, input, signal, report, index >= announced);
   }
   await flush();
 }
 
-async function runOne(call: ToolCall, tool: AnyTool, input: RunToolsInput & { run: RunInfo }, runSignal: AbortSignal, report: Report): Promise<void> {
+async function runOne(
+  call: ToolCall,
+  tool: AnyTool,
+  input: RunToolsInput & { run: RunInfo },
+  runSignal: AbortSignal,
+  report: Report,
+  reportStart: boolean,
+): Promise<void> {
   if (runSignal.aborted) return;
-  report({ type: "tool.started", call });
+  if (reportStart) report({ type: "tool.started", call });
   const started = performance.now();
   const timeout = tool.timeoutMs === undefined ? undefined : AbortSignal.timeout(tool.timeoutMs);
   const signal = timeout ? AbortSignal.any([runSignal, timeout]) : runSignal;

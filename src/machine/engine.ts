@@ -3,7 +3,7 @@ import type { AskPermissionInput, PermissionStep } from "../actors/ask-permissio
 import type { BuildContextInput, BuiltContext } from "../actors/build-context.js";
 import type { CallModelInput } from "../actors/call-model.js";
 import type { DecideRecoveryInput } from "../actors/decide-recovery.js";
-import type { RunToolsInput } from "../actors/run-tools.js";
+import { startingAtOnce, type RunToolsInput } from "../actors/run-tools.js";
 import { effectsActor, isResultOf, type EffectName } from "../actors/effects.js";
 import { AgentError, toAgentError, type ErrorInfo } from "../errors/agent-error.js";
 import type { AgentEvent } from "../events.js";
@@ -165,6 +165,12 @@ export const engineMachine = setup({
     announceToolStart: enqueueActions(({ event, enqueue }) => {
       if (event.type === "tool.started") enqueue.emit({ type: "tool_start", call: event.call });
     }),
+    /** The calls that start the moment the batch is asked for are announced here; later starts are reported. */
+    announceStartingTools: enqueueActions(({ context, enqueue }) => {
+      const calls = callsWith(context, "allowed");
+      const starting = startingAtOnce(calls);
+      for (let i = 0; i < starting; i++) enqueue.emit({ type: "tool_start", call: calls[i].call });
+    }),
     relaySubagentEvent: enqueueActions(({ event, enqueue }) => {
       if (event.type === "subagent.event") enqueue.emit(event.event);
     }),
@@ -318,7 +324,7 @@ export const engineMachine = setup({
       },
     },
     execute_tool: {
-      entry: ["startExecution", "requestTools"],
+      entry: ["startExecution", "announceStartingTools", "requestTools"],
       exit: cancel("runTools"),
       on: {
         "runTools.done": [{ guard: "batchHasErrors", target: "recover" }, { target: "append_tool_result" }],

@@ -466,10 +466,25 @@ describe("tools", () => {
       { toolCalls: [{ name: "r1", input: {} }, { name: "r2", input: {} }, { name: "w", input: {} }, { name: "r3", input: {} }] },
       { text: "done" },
     ]);
-    const { result } = await collect(
+    const { events, result } = await collect(
       query("x", { model, tools: [slowRead("r1", 60), slowRead("r2", 10), seqWrite, slowRead("r3", 1)], cwd, permissions: { mode: "acceptEdits" } }),
     );
     expect(result.reason).toBe("final_answer");
+    // Each call's start is announced when it starts (the leading group as the batch is asked for), its result when it
+    // finishes: r2 is quicker than r1; w waits for both; r3 for w.
+    const o = outline(events);
+    expect(o.slice(o.indexOf("state:execute_tool"), o.indexOf("state:append_tool_result") + 1)).toEqual([
+      "state:execute_tool",
+      "tool_start:r1",
+      "tool_start:r2",
+      "tool_result:r2:ok",
+      "tool_result:r1:ok",
+      "tool_start:w",
+      "tool_result:w:ok",
+      "tool_start:r3",
+      "tool_result:r3:ok",
+      "state:append_tool_result",
+    ]);
     expect(log.slice(0, 2).sort()).toEqual(["start r1", "start r2"]);
     expect(log.indexOf("start w")).toBeGreaterThan(log.indexOf("end r1"));
     expect(log.indexOf("start r3")).toBeGreaterThan(log.indexOf("end w"));
