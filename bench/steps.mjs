@@ -1,13 +1,28 @@
-// Loop overhead of the engine: N steps, each one instant tool call answered by an in-process model.
-// Prints µs per step (median of several runs after a warm-up), with the trace on and off.
-// Usage: npm run build && node bench/steps.mjs [N=1000] [runs=7]
+// Where a step's cost sits: N steps of one instant tool call answered by an in-process model, through each layer of
+// the engine in turn, alternated run by run in one process (no peers loaded). Prints µs per step, median of the runs.
+//   floor     the bare ten-state XState graph, seven transitions per step, one subscriber
+//   machine   engineMachine alone: its effects actor does the work, nobody observes it
+//   observed  + observeEngine (XState inspection → ordered states and emitted events), with empty observers
+//   off       query() with the trace off: + transcript, audit, the event bridge and the async generator
+//   on        query() with the trace on (what the loop table's "trace on" row measures)
+// Usage: npm run build && node bench/steps.mjs [N=1000] [runs=9] [layers=floor,machine,observed,off,on]
 import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { defineTool, query } from "../dist/index.js";
+import { engineMachine } from "../dist/machine/engine.js";
+import { observeEngine } from "../dist/machine/observe.js";
+import { prepare } from "../dist/query.js";
+import { floorEngine } from "./engines/floor.mjs";
+
+// The engine's own copy of XState (bench/ has another, for the floor and the peers): an actor of the engine's machine
+// must come from the same copy.
+const { createActor } = createRequire(new URL("../package.json", import.meta.url))("xstate");
 
 const N = Number(process.argv[2] ?? 1000);
-const RUNS = Number(process.argv[3] ?? 7);
+const RUNS = Number(process.argv[3] ?? 9);
+const LAYERS = (process.argv[4] ?? "floor,machine,observed,off,on").split(",");
 
 const tool = defineTool({
   name: "noop",
@@ -20,40 +35,58 @@ const tool = defineTool({
 /** A model that asks for one tool call per turn until the last, then answers. Built outside the timed region. */
 function instantModel(steps) {
   let call = 0;
-  const response = (i) =>
-    i < steps
-      ? { text: "", toolCalls: [{ name: "noop", arguments: `{"i":${i}}` }], finishReason: "tool_calls" }
-      : { text: "done", toolCalls: [], finishReason: "stop" };
+  const calls = Array.from({ length: steps }, (_, i) => ({ type: "response", response: { text: "", toolCalls: [{ name: "noop", arguments: `{"i":${i}}` }], finishReason: "tool_calls" } }));
+  const final = { type: "response", response: { text: "done", toolCalls: [], finishReason: "stop" } };
   return {
     name: "instant",
     async *stream() {
-      yield { type: "response", response: response(call++) };
+      const i = call++;
+      yield i < steps ? calls[i] : final;
     },
   };
 }
 
-async function once(trace) {
-  const cwd = mkdtempSync(join(tmpdir(), "statecraft-bench-"));
-  const model = instantModel(N);
-  const options = { model, tools: [tool], cwd, maxTurns: N + 1, maxToolCalls: N, traceFile: trace ? join(cwd, "trace.jsonl") : false };
-  const started = performance.now();
-  let end;
-  for await (const event of query("bench", options)) if (event.type === "turn_end") end = event;
-  const elapsed = performance.now() - started;
-  if (end.reason !== "final_answer" || end.toolCalls !== N) throw new Error(`bench run ended ${end.reason} after ${end.toolCalls} tool calls`);
-  if (trace && statSync(join(cwd, "trace.jsonl")).size === 0) throw new Error("trace not written");
-  rmSync(cwd, { recursive: true, force: true });
-  return (elapsed * 1000) / N;
+const floor = floorEngine();
+
+async function once(layer) {
+  const cwd = mkdtempSync(join(tmpdir(), "statecraft-steps-"));
+  try {
+    const traceFile = layer === "on" ? join(cwd, "trace.jsonl") : false;
+    const options = { model: instantModel(N), tools: [tool], cwd, maxTurns: N + 1, maxToolCalls: N, timeoutMs: 3_600_000, traceFile };
+    const run = layer === "floor" ? await floor.make(N) : undefined;
+    const started = performance.now();
+    let toolCalls;
+    if (run) {
+      await run.run();
+      run.verify();
+      toolCalls = N;
+    } else if (layer === "machine" || layer === "observed") {
+      const { input } = prepare("bench", options);
+      const inspect = layer === "observed" ? observeEngine([{ state() {}, emitted() {} }]) : undefined;
+      const actor = createActor(engineMachine, { input, ...(inspect ? { inspect } : {}) });
+      await new Promise((resolve) => {
+        actor.subscribe({ complete: resolve });
+        actor.start();
+      });
+      toolCalls = actor.getSnapshot().context.toolCallCount;
+    } else {
+      for await (const event of query("bench", options)) if (event.type === "turn_end") toolCalls = event.toolCalls;
+    }
+    const elapsed = performance.now() - started;
+    if (toolCalls !== N) throw new Error(`${layer}: ${toolCalls} tool calls, expected ${N}`);
+    if (traceFile && statSync(traceFile).size === 0) throw new Error("trace not written");
+    return (elapsed * 1000) / N;
+  } finally {
+    rmSync(cwd, { recursive: true, force: true });
+  }
 }
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const results = { "trace on": [], "trace off": [] };
-await once(true);
-await once(false);
-for (let r = 0; r < RUNS; r++) {
-  results["trace on"].push(await once(true));
-  results["trace off"].push(await once(false));
-}
-for (const [name, xs] of Object.entries(results)) {
-  console.log(`${name}: ${median(xs).toFixed(1)} µs/step (median of ${RUNS}, min ${Math.min(...xs).toFixed(1)}, max ${Math.max(...xs).toFixed(1)}) at N=${N}`);
+const results = Object.fromEntries(LAYERS.map((layer) => [layer, []]));
+for (const layer of LAYERS) await once(layer);
+for (let r = 0; r < RUNS; r++) for (const layer of LAYERS) results[layer].push(await once(layer));
+const base = results.floor ? median(results.floor) : undefined;
+for (const [layer, xs] of Object.entries(results)) {
+  const m = median(xs);
+  console.log(`${layer.padEnd(9)} ${m.toFixed(1).padStart(7)} µs/step  (min ${Math.min(...xs).toFixed(1)}, max ${Math.max(...xs).toFixed(1)}${base ? `, ${(m / base).toFixed(2)}× floor` : ""}) at N=${N}`);
 }
