@@ -299,11 +299,16 @@ function isDescendant(node: AnyStateNode, ancestor: AnyStateNode): boolean {
   return node === ancestor;
 }
 
+/** `<work>.done` / `<work>.error`: how a long-lived actor (statecraft's effects actor) says a piece of work ended. */
+const WORK_RESULT = /^([A-Za-z_$][\w$-]*)\.(done|error)$/;
+
 function edgeKind(eventType: string, node: AnyStateNode): ChartEdgeKind {
   if (eventType === "") return "always";
   if (eventType.startsWith("xstate.after.")) return "after";
   if (eventType.startsWith("xstate.done.actor.") || eventType === `xstate.done.state.${node.id}`) return "done";
   if (eventType.startsWith("xstate.error.actor.")) return "error";
+  const work = WORK_RESULT.exec(eventType);
+  if (work) return work[2] === "done" ? "done" : "error";
   if (eventType.startsWith("xstate.snapshot.")) return "snapshot";
   return "event";
 }
@@ -315,9 +320,11 @@ function edgeTitle(kind: ChartEdgeKind, eventType: string, delay: number | strin
     case "after":
       return typeof delay === "number" ? `after ${delay}ms` : `after ${delay ?? "delay"}`;
     case "done":
-      return eventType.startsWith("xstate.done.actor.") ? `done: ${actorName(eventType.slice("xstate.done.actor.".length), node)}` : "done";
+      if (eventType.startsWith("xstate.done.actor.")) return `done: ${actorName(eventType.slice("xstate.done.actor.".length), node)}`;
+      return WORK_RESULT.test(eventType) ? `done: ${WORK_RESULT.exec(eventType)![1]}` : "done";
     case "error":
-      return `error: ${actorName(eventType.slice("xstate.error.actor.".length), node)}`;
+      if (eventType.startsWith("xstate.error.actor.")) return `error: ${actorName(eventType.slice("xstate.error.actor.".length), node)}`;
+      return `error: ${WORK_RESULT.exec(eventType)![1]}`;
     case "snapshot":
       return `snapshot: ${actorName(eventType.slice("xstate.snapshot.".length), node)}`;
     default:

@@ -22,6 +22,10 @@ describe("machineChart", () => {
     expect(always).toContain("append_tool_result>done");
     // The run's deadline: a delayed transition of the machine itself, from whichever state is active.
     expect(chart.edges.find((e) => e.kind === "after")).toMatchObject({ from: "*", to: "done", delay: "runDeadline", label: "after runDeadline" });
+    // The effects actor's work results are completion arrows, named by the work in their titles.
+    expect(arrows(chart)).toContain("model > parse_tool_call : done done [modelRequestedTools]");
+    expect(chart.edges.find((e) => e.from === "model" && e.to === "parse_tool_call")?.title).toBe("done: callModel [modelRequestedTools]");
+    expect(chart.edges.find((e) => e.from === "model" && e.to === "recover")).toMatchObject({ kind: "error", label: "error", title: "error: callModel" });
     expect(chart.anyStates).toEqual([{ id: "any0", name: "*" }]);
     // Guards in words, once each.
     expect(chart.guards).toContain("turnsExhausted");
