@@ -19,7 +19,8 @@ function runExample(code: string): string {
   try {
     const file = join(dir, "example.mjs");
     writeFileSync(file, code);
-    return execFileSync(process.execPath, [file], { cwd: dir, encoding: "utf8", timeout: 30_000 });
+    // Temporary folders the example makes go inside its own folder, removed below.
+    return execFileSync(process.execPath, [file], { cwd: dir, encoding: "utf8", timeout: 30_000, env: { ...process.env, TMPDIR: dir } });
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
