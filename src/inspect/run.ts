@@ -5,6 +5,7 @@ import { TraceDetails } from "../trace/details.js";
 import { TRACE_VERSION } from "../trace/format.js";
 import { isoTime } from "../trace/iso-time.js";
 import type { InspectorHub } from "./hub.js";
+import { ContextText } from "./context-text.js";
 import { toJson, toJsonText } from "./serialize.js";
 
 /** One agent run as the inspector shows it. */
@@ -43,8 +44,6 @@ export interface RunInfo {
   parentSession?: string;
 }
 
-/** Context keys that are not the run's data: collaborators (model client, tools, signal) and the conversation, sent on its own. */
-const NOT_DATA = new Set(["deps", "messages"]);
 
 /** Event types the observer delivers itself (the rest of AgentEvent comes only through `publish`). */
 const OBSERVED = new Set<AgentEvent["type"]>(["state", "text_delta", "thinking_delta", "retry", "tool_start", "tool_result", "permission_request"]);
@@ -74,6 +73,8 @@ export function createInspectedRun(hub: InspectorHub, info: RunInfo, chartId: st
   const session = JSON.stringify(sessionId);
   const agentRecord = (event: unknown) => `{"kind":"agent","time":"${isoTime()}","sessionId":${session},"event":${toJsonText(event)}}`;
 
+  const contextText = new ContextText();
+
   const observer: EngineObserver = {
     state(entered) {
       observed = true;
@@ -88,8 +89,6 @@ export function createInspectedRun(hub: InspectorHub, info: RunInfo, chartId: st
         hub.addText(`{"kind":"messages","sessionId":${session},"start":${start},"messages":[${list.join(",")}]}`);
       }
       messagesSent = messages.length;
-      const data: Record<string, unknown> = {};
-      for (const key in context) if (Object.prototype.hasOwnProperty.call(context, key) && !NOT_DATA.has(key)) data[key] = context[key];
       const line = {
         v: TRACE_VERSION,
         sessionId,
@@ -101,8 +100,16 @@ export function createInspectedRun(hub: InspectorHub, info: RunInfo, chartId: st
         turn,
         details: details.of(entered),
       };
+      // Joined rather than concatenated: the hub keeps every record for the whole run, and a concatenated string is a
+      // tree of its pieces that each major collection walks again; a joined one is a single flat string.
       hub.addText(
-        `{"kind":"enter","sessionId":${session},"line":${toJsonText(line)},"event":${JSON.stringify(entered.event.type)},"context":${toJsonText(data)},"messageCount":${messages.length}}`,
+        [
+          `{"kind":"enter","sessionId":${session},"line":`,
+          toJsonText(line),
+          `,"event":${JSON.stringify(entered.event.type)},"context":`,
+          contextText.of(context),
+          `,"messageCount":${messages.length}}`,
+        ].join(""),
       );
     },
     emitted(event) {

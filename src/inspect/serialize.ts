@@ -29,6 +29,14 @@ export function toJson(value: unknown, options: ToJsonOptions = {}): Json {
  * stands, without the copy; only the rest is converted first.
  */
 export function toJsonText(value: unknown, options: ToJsonOptions = {}): string {
+  return toJsonTextAt(value, 0, options);
+}
+
+/**
+ * The text `toJsonText` writes for `value` where it sits `depth` levels down in a larger value (the depth limit counts
+ * from the top): lets a caller write an object's fields one by one, and keep the text of fields that did not change.
+ */
+export function toJsonTextAt(value: unknown, depth: number, options: ToJsonOptions = {}): string {
   const { visit, seen, maxDepth, maxString, maxItems } = converter(options);
 
   /** Whether `toJson` would give back `v` (at this depth) unchanged, as far as its JSON shows. */
@@ -108,12 +116,12 @@ export function toJsonText(value: unknown, options: ToJsonOptions = {}): string 
     return JSON.stringify(visit(v, depth));
   };
 
-  return text(value, 0);
+  return text(value, depth);
 }
 
 /** Whether a key's value is never shown, remembered per key: the same few keys come back in every value. */
 const secretKeys = new Map<string, boolean>();
-function isSecretKey(key: string): boolean {
+export function isSecretKey(key: string): boolean {
   let secret = secretKeys.get(key);
   if (secret === undefined) {
     secret = SECRET_KEY.test(key);

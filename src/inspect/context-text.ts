@@ -1,0 +1,39 @@
+import { isSecretKey, toJsonTextAt } from "./serialize.js";
+
+/** Context keys that are not the run's data: collaborators (model client, tools, signal) and the conversation, sent on its own. */
+export const NOT_DATA: ReadonlySet<string> = new Set(["deps", "messages"]);
+
+/**
+ * Groups of the engine's context that its actions replace whole and never change in place (`run` and `loop` never
+ * change at all). The batch's call records do change in place, so `batch` is never among them.
+ */
+const REPLACED_WHOLE: ReadonlySet<string> = new Set(["run", "loop", "usage", "call", "batchState", "inbox", "outcome"]);
+
+/**
+ * Writes a run's context (without `deps` and `messages`) as `toJsonText` would, state after state, keeping the text
+ * of each group that is still the same object as last time: most states change one or two groups, and serialising
+ * the whole context at every state was the inspector's largest cost with no page connected.
+ */
+export class ContextText {
+  private readonly kept = new Map<string, { value: object; text: string }>();
+
+  of(context: Record<string, unknown>): string {
+    let out = "{";
+    for (const key in context) {
+      if (!Object.prototype.hasOwnProperty.call(context, key) || NOT_DATA.has(key)) continue;
+      const value = context[key];
+      if (value === undefined || key === "__proto__") continue;
+      out += `${out.length > 1 ? "," : ""}${JSON.stringify(key)}:${value !== null && value !== "" && isSecretKey(key) ? '"[redacted]"' : this.field(key, value)}`;
+    }
+    return `${out}}`;
+  }
+
+  private field(key: string, value: unknown): string {
+    if (!REPLACED_WHOLE.has(key) || typeof value !== "object" || value === null) return toJsonTextAt(value, 1);
+    const kept = this.kept.get(key);
+    if (kept?.value === value) return kept.text;
+    const text = toJsonTextAt(value, 1);
+    this.kept.set(key, { value, text });
+    return text;
+  }
+}
