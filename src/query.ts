@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { isAbsolute, join, resolve } from "node:path";
 import { createActor, type Actor } from "xstate";
 import { AgentError, type ErrorInfo } from "./errors/agent-error.js";
-import { emptyUsage, type AgentEvent, type RunResult } from "./events.js";
+import type { AgentEvent, RunResult } from "./events.js";
 import { defaultLogger } from "./logger.js";
 import type { EngineContext, EngineDeps, EngineInput, Inbox, LoopSettings } from "./machine/context.js";
 import { HOOK_NAMES, type AgentHooks } from "./hooks.js";

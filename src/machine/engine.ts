@@ -1,11 +1,9 @@
 import { and, assign, enqueueActions, not, sendTo, setup } from "xstate";
-import type { AskPermissionInput, PermissionStep } from "../actors/ask-permission.js";
-import type { BuildContextInput, BuiltContext } from "../actors/build-context.js";
-import type { CallModelInput } from "../actors/call-model.js";
-import type { DecideRecoveryInput } from "../actors/decide-recovery.js";
-import { startingAtOnce, type RunToolsInput } from "../actors/run-tools.js";
+import type { PermissionStep } from "../actors/ask-permission.js";
+import type { BuiltContext } from "../actors/build-context.js";
+import { startingAtOnce } from "../actors/run-tools.js";
 import { effectsActor, isResultOf, type EffectName } from "../actors/effects.js";
-import { AgentError, toAgentError, type ErrorInfo } from "../errors/agent-error.js";
+import { toAgentError, type ErrorInfo } from "../errors/agent-error.js";
 import type { AgentEvent } from "../events.js";
 import { emptyUsage } from "../events.js";
 import type { ModelErrorAction } from "../hooks.js";
@@ -41,9 +39,10 @@ import { denyResponse, recordPermissions } from "./actions/permissions.js";
 import { recoverFromErrors } from "./actions/recover.js";
 import { closeRun, limitError, stopWith } from "./actions/stop.js";
 import { parseToolCalls, validateToolCalls } from "./actions/tool-calls.js";
-import type { CallRecord, EngineContext, EngineInput } from "./context.js";
+import type { EngineContext, EngineInput } from "./context.js";
 import type { EngineEvent } from "./events.js";
 import type { StopReason } from "./stop-reasons.js";
+import { askPermissionInput, buildContextInput, callModelInput, callsWith, decideRecoveryInput, runToolsInput } from "./work-requests.js";
 
 /** What the machine ends with. */
 export interface EngineOutput {
@@ -376,77 +375,6 @@ export const engineMachine = setup({
 });
 
 export type EngineMachine = typeof engineMachine;
-
-function buildContextInput(context: EngineContext): BuildContextInput {
-  return {
-    first: !context.call.contextBuilt,
-    sessionId: context.run.sessionId,
-    cwd: context.run.cwd,
-    userInput: context.run.userInput,
-    ...(context.run.systemPrompt !== undefined ? { systemPrompt: context.run.systemPrompt } : {}),
-    permissions: context.deps.permissions,
-    ...(context.messages.length > 0 ? { history: context.messages } : {}),
-    turn: context.turn + 1,
-    model: context.deps.model,
-    hooks: context.deps.hooks,
-    ...(context.deps.summarize ? { summarize: context.deps.summarize } : {}),
-    contextWindow: context.loop.contextWindow,
-    reserveTokens: context.loop.reserveTokens,
-    keepRecentTokens: context.loop.keepRecentTokens,
-    ...(context.call.usageAnchor ? { usageAnchor: context.call.usageAnchor } : {}),
-    ...(context.call.compactNow !== undefined ? { compactNow: context.call.compactNow } : {}),
-  };
-}
-
-function callModelInput(context: EngineContext): CallModelInput {
-  return {
-    model: context.deps.model,
-    request: { messages: context.messages, tools: context.deps.toolSpecs, sessionId: context.run.sessionId, turn: context.turn - 1 },
-    ...(context.deps.hooks.transformContext ? { transformContext: context.deps.hooks.transformContext } : {}),
-  };
-}
-
-function callsWith(context: EngineContext, status: CallRecord["status"]): RunToolsInput["calls"] {
-  const calls: Array<RunToolsInput["calls"][number]> = [];
-  for (const record of context.batch) if (record.status === status) calls.push({ call: record.call, tool: context.deps.tools.get(record.call.name)! });
-  return calls;
-}
-
-function askPermissionInput(context: EngineContext): AskPermissionInput {
-  return {
-    calls: callsWith(context, "pending"),
-    policy: context.deps.policy!,
-    onAsk: context.deps.permissions.onAsk,
-    ...(context.deps.hooks.beforeToolCall ? { beforeToolCall: context.deps.hooks.beforeToolCall } : {}),
-  };
-}
-
-function runToolsInput(context: EngineContext): RunToolsInput {
-  return {
-    calls: callsWith(context, "allowed"),
-    cwd: context.run.cwd,
-    ...(context.deps.hooks.afterToolCall ? { afterToolCall: context.deps.hooks.afterToolCall } : {}),
-    run: {
-      sessionId: context.run.sessionId,
-      depth: context.loop.depth,
-      maxDelegationDepth: context.loop.maxDelegationDepth,
-      deadline: context.run.deadline,
-      remainingTurns: context.run.maxTurns - context.turn,
-      remainingToolCalls: context.run.maxToolCalls - context.toolCallCount,
-      traceFile: context.loop.traceFile,
-      permissions: context.deps.permissions,
-      model: context.deps.model,
-    },
-  };
-}
-
-function decideRecoveryInput(context: EngineContext): DecideRecoveryInput {
-  return {
-    error: context.outcome.failure ?? new AgentError("MODEL_ERROR", "the model request failed"),
-    attempt: context.call.modelErrorAttempts + 1,
-    onModelError: context.deps.hooks.onModelError ?? (() => ({ action: "abort" as const })),
-  };
-}
 
 /** The engine's current state name (the atomic state of a snapshot value). */
 export function engineStateOf(value: unknown): string {
