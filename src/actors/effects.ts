@@ -34,10 +34,14 @@ export type EffectResult = {
   [K in EffectName]: { type: `${K}.done`; output: Awaited<ReturnType<Effects[K]>> } | { type: `${K}.error`; error: unknown };
 }[EffectName];
 
+/** The two event types that end each piece of work, made once (the check runs on every exit of a working state). */
+const RESULT_TYPES = {} as Record<EffectName, readonly [string, string]>;
+for (const name of Object.keys(defaultEffects) as EffectName[]) RESULT_TYPES[name] = [`${name}.done`, `${name}.error`];
+
 /** True for the event that ends the given piece of work. */
 export function isResultOf(event: { type: string }, effect: EffectName): boolean {
-  const type = event.type;
-  return type.length > effect.length && type.startsWith(effect) && (type === `${effect}.done` || type === `${effect}.error`);
+  const [done, error] = RESULT_TYPES[effect];
+  return event.type === done || event.type === error;
 }
 
 /**

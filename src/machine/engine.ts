@@ -42,7 +42,7 @@ import { parseToolCalls, validateToolCalls } from "./actions/tool-calls.js";
 import type { EngineContext, EngineInput } from "./context.js";
 import type { EngineEvent } from "./events.js";
 import type { StopReason } from "./stop-reasons.js";
-import { askPermissionInput, buildContextInput, callModelInput, callsWith, decideRecoveryInput, runToolsInput } from "./work-requests.js";
+import { askPermissionInput, buildContextInput, callModelInput, decideRecoveryInput, runToolsInput } from "./work-requests.js";
 
 /** What the machine ends with. */
 export interface EngineOutput {
@@ -164,12 +164,6 @@ export const engineMachine = setup({
     announceToolStart: enqueueActions(({ event, enqueue }) => {
       if (event.type === "tool.started") enqueue.emit({ type: "tool_start", call: event.call });
     }),
-    /** The calls that start the moment the batch is asked for are announced here; later starts are reported. */
-    announceStartingTools: enqueueActions(({ context, enqueue }) => {
-      const calls = callsWith(context, "allowed");
-      const starting = startingAtOnce(calls);
-      for (let i = 0; i < starting; i++) enqueue.emit({ type: "tool_start", call: calls[i].call });
-    }),
     relaySubagentEvent: enqueueActions(({ event, enqueue }) => {
       if (event.type === "subagent.event") enqueue.emit(event.event);
     }),
@@ -198,7 +192,13 @@ export const engineMachine = setup({
     }),
     requestModelCall: sendTo("effects", ({ context }) => ({ type: "callModel" as const, input: callModelInput(context) })),
     requestPermission: sendTo("effects", ({ context }) => ({ type: "askPermission" as const, input: askPermissionInput(context) })),
-    requestTools: sendTo("effects", ({ context }) => ({ type: "runTools" as const, input: runToolsInput(context) })),
+    /** Asks for the batch; the calls that start the moment it is asked for are announced here, later starts are reported. */
+    requestTools: enqueueActions(({ context, enqueue }) => {
+      const input = runToolsInput(context);
+      const starting = startingAtOnce(input.calls);
+      for (let i = 0; i < starting; i++) enqueue.emit({ type: "tool_start", call: input.calls[i].call });
+      enqueue.sendTo("effects", { type: "runTools", input });
+    }),
     requestRecovery: enqueueActions(({ context, enqueue }) => {
       if (awaitsRecoveryDecision(context)) enqueue.sendTo("effects", { type: "decideRecovery", input: decideRecoveryInput(context) });
     }),
@@ -323,7 +323,7 @@ export const engineMachine = setup({
       },
     },
     execute_tool: {
-      entry: ["startExecution", "announceStartingTools", "requestTools"],
+      entry: ["startExecution", "requestTools"],
       exit: cancel("runTools"),
       on: {
         "runTools.done": [{ guard: "batchHasErrors", target: "recover" }, { target: "append_tool_result" }],

@@ -38,7 +38,7 @@ export function callModelInput(context: EngineContext): CallModelInput {
 }
 
 /** The batch's calls in one status, with their tools, in call order. */
-export function callsWith(context: EngineContext, status: CallRecord["status"]): RunToolsInput["calls"] {
+function callsWith(context: EngineContext, status: CallRecord["status"]): RunToolsInput["calls"] {
   const calls: Array<RunToolsInput["calls"][number]> = [];
   for (const record of context.batch) if (record.status === status) calls.push({ call: record.call, tool: context.deps.tools.get(record.call.name)! });
   return calls;
