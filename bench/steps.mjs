@@ -15,6 +15,8 @@ import { engineMachine } from "../dist/machine/engine.js";
 import { observeEngine } from "../dist/machine/observe.js";
 import { prepare } from "../dist/query.js";
 import { floorEngine } from "./engines/floor.mjs";
+import { instantModel } from "./engines/statecraft.mjs";
+import { NOOP_SCHEMA, TOOL_DESCRIPTION, TOOL_NAME } from "./lib/common.mjs";
 
 // The engine's own copy of XState (bench/ has another, for the floor and the peers): an actor of the engine's machine
 // must come from the same copy.
@@ -24,27 +26,7 @@ const N = Number(process.argv[2] ?? 1000);
 const RUNS = Number(process.argv[3] ?? 9);
 const LAYERS = (process.argv[4] ?? "floor,machine,observed,off,on").split(",");
 
-const tool = defineTool({
-  name: "noop",
-  description: "Does nothing.",
-  inputSchema: { type: "object", properties: { i: { type: "integer" } }, required: ["i"] },
-  risk: "read",
-  execute: () => "ok",
-});
-
-/** A model that asks for one tool call per turn until the last, then answers. Built outside the timed region. */
-function instantModel(steps) {
-  let call = 0;
-  const calls = Array.from({ length: steps }, (_, i) => ({ type: "response", response: { text: "", toolCalls: [{ name: "noop", arguments: `{"i":${i}}` }], finishReason: "tool_calls" } }));
-  const final = { type: "response", response: { text: "done", toolCalls: [], finishReason: "stop" } };
-  return {
-    name: "instant",
-    async *stream() {
-      const i = call++;
-      yield i < steps ? calls[i] : final;
-    },
-  };
-}
+const tool = defineTool({ name: TOOL_NAME, description: TOOL_DESCRIPTION, inputSchema: NOOP_SCHEMA, risk: "read", execute: () => "ok" });
 
 const floor = floorEngine();
 
