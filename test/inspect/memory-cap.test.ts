@@ -8,7 +8,7 @@ import { connect, isProblem, pageClient, pageToken } from "./support/clients.js"
 
 const MB = 1024 * 1024;
 const time = "2026-01-01T00:00:00.000Z";
-/** About 95 KB of context, like the snapshots that took the server to 1.5 GB. */
+/** About 95 KB of context, like the snapshots that took the server to 1.5 GB (records from actors cut it to 20 KB). */
 const bigContext = (n: number) => ({ n, log: "x".repeat(95 * 1024) });
 
 /** What a page that connects now is sent: the records, and the bytes of their JSON as the hub counts them. */
