@@ -1,6 +1,9 @@
+import { createHash } from "node:crypto";
 import type { AnyStateMachine } from "xstate";
 import { chartFromDefinition, machineChart, type MachineChart } from "./chart.js";
+import { shownCall } from "./permission-call.js";
 import type { InspectorRecord, PermissionAnsweredBy } from "./protocol.js";
+import { DEFAULT_MAX_BYTES, RecordStore, type Dropped, type RecordMeta } from "./record-store.js";
 import type { Json } from "./serialize.js";
 
 /** A connected page, as the hub sees it: something to send text to. */
@@ -10,22 +13,29 @@ export interface PageConnection {
 
 interface PendingPermission {
   sessionId: string;
+  /** Why the page was not sent the whole call, when it was not: then the page may only deny it. */
+  unshown: string | undefined;
   resolve(answer: "allow" | "deny"): void;
 }
+
+/** Snapshot statuses after which an actor does no more. */
+const FINAL_STATUS = new Set(["done", "error", "stopped"]);
 
 /** At most this many `problem` records are kept; the last one says that more were not. */
 const MAX_PROBLEMS = 200;
 
 /**
- * The inspector's memory and switchboard, apart from any transport: every record in order (so a page that
- * connects late is sent the whole run so far), the connected pages, the charts already sent, and the permission
- * requests waiting for a page's answer.
+ * The inspector's memory and switchboard, apart from any transport: the records in order (so a page that connects
+ * late is sent the run so far; at most `maxBytes` of them, see RecordStore), the connected pages, the charts already
+ * sent, and the permission requests waiting for a page's answer.
  */
 export class InspectorHub {
-  private readonly records: string[] = [];
+  private readonly records: RecordStore;
   private readonly pages = new Set<PageConnection>();
   private readonly machineCharts = new WeakMap<object, string>();
+  /** By a hash of the definition: a client sending many large definitions must not make the hub keep their text. */
   private readonly definitionCharts = new Map<string, string | null>();
+  private readonly droppedSaid = { ended: false, live: false };
   private readonly pending = new Map<string, PendingPermission>();
   private readonly pageWaiters = new Set<(error?: Error) => void>();
   private chartCount = 0;
@@ -34,10 +44,20 @@ export class InspectorHub {
   private noPageTimer: NodeJS.Timeout | undefined;
   private closed = false;
 
-  constructor(private readonly permissionGraceMs: number) {}
+  constructor(
+    private readonly permissionGraceMs: number,
+    maxBytes = DEFAULT_MAX_BYTES,
+  ) {
+    this.records = new RecordStore(maxBytes);
+  }
 
   get pageCount(): number {
     return this.pages.size;
+  }
+
+  /** The bytes of records kept (the UTF-8 size of their JSON), at most about `maxBytes`. */
+  get retainedBytes(): number {
+    return this.records.retainedBytes;
   }
 
   get isClosed(): boolean {
@@ -46,15 +66,41 @@ export class InspectorHub {
 
   add(record: InspectorRecord): void {
     if (this.closed) return;
-    this.addText(JSON.stringify(record));
+    this.keep(JSON.stringify(record), metaOf(record));
   }
 
-  /** A record already serialised (the JSON of an `InspectorRecord`): the run observer writes its records as text. */
-  addText(text: string): void {
+  /**
+   * A record already serialised (the JSON of an `InspectorRecord`): the run observer writes its records as text.
+   * `runSessionId` is the run it belongs to, so that it goes with the run's other records when memory runs short.
+   */
+  addText(text: string, runSessionId?: string): void {
     if (this.closed) return;
-    this.records.push(text);
+    this.keep(text, runSessionId === undefined ? {} : { owner: `run:${runSessionId}` });
+  }
+
+  private keep(text: string, meta: RecordMeta): void {
+    const dropped = this.records.add(text, meta);
     const message = `{"type":"record","record":${text}}`;
     for (const page of this.pages) page.send(message);
+    if (dropped) this.sayDropped(dropped);
+  }
+
+  /** Said once for ended and once for live records: from then on the cap keeps dropping them the same way. */
+  private sayDropped(dropped: Dropped): void {
+    const cap = `the inspector keeps at most ${megabytes(this.records.maxBytes)} of records (maxBytes)`;
+    const later = "a page that connects now does not see them; later drops are not reported again";
+    if (dropped.ended.records > 0 && !this.droppedSaid.ended) {
+      this.droppedSaid.ended = true;
+      const { records, bytes, owners } = dropped.ended;
+      this.problem(`${cap}: it dropped the oldest ${records} records (${megabytes(bytes)}) of ${owners} ended actor${owners === 1 ? "" : "s"} or run${owners === 1 ? "" : "s"}; ${later}`);
+    }
+    if (dropped.live.records > 0 && !this.droppedSaid.live) {
+      this.droppedSaid.live = true;
+      const { records, bytes } = dropped.live;
+      this.problem(
+        `${cap}: ended actors and runs were not enough, so it dropped the oldest ${records} records (${megabytes(bytes)}) of live ones, keeping each one's first and latest record; ${later}`,
+      );
+    }
   }
 
   problem(message: string): void {
@@ -78,7 +124,8 @@ export class InspectorHub {
    * whose definition cannot be read, which is reported once).
    */
   chartOfDefinition(definition: string, actorName: string): string | undefined {
-    const known = this.definitionCharts.get(definition);
+    const key = createHash("sha256").update(definition).digest("base64");
+    const known = this.definitionCharts.get(key);
     if (known !== undefined) return known ?? undefined;
     let id: string | null = null;
     try {
@@ -87,7 +134,7 @@ export class InspectorHub {
     } catch (error) {
       this.problem(`the definition of actor ${actorName} could not be drawn: ${(error as Error).message}`);
     }
-    this.definitionCharts.set(definition, id);
+    this.definitionCharts.set(key, id);
     return id ?? undefined;
   }
 
@@ -100,7 +147,7 @@ export class InspectorHub {
   /** A page said hello: send it the hello and everything so far, then every new record. */
   addPage(page: PageConnection, hello: Record<string, Json>): void {
     page.send(JSON.stringify({ type: "hello", ...hello, replay: this.records.length }));
-    page.send(`{"type":"records","records":[${this.records.join(",")}]}`);
+    page.send(`{"type":"records","records":[${this.records.texts().join(",")}]}`);
     this.pages.add(page);
     if (this.noPageTimer) {
       clearTimeout(this.noPageTimer);
@@ -149,9 +196,10 @@ export class InspectorHub {
   /**
    * Shows a permission request on the pages and waits for an answer. It is denied when the inspector closes or when
    * no page is connected for the grace period (a page being reloaded comes back within it); an abort of `signal`
-   * (another prompt answered first) withdraws it from the pages and rejects with the signal's reason.
+   * (another prompt answered first) withdraws it from the pages and rejects with the signal's reason. The call is sent
+   * whole when it fits (see permission-call.ts); when it does not, a page may only deny it.
    */
-  requestPermission(sessionId: string, call: Json, reason: string, signal: AbortSignal | undefined): Promise<"allow" | "deny"> {
+  requestPermission(sessionId: string, call: unknown, reason: string, signal: AbortSignal | undefined): Promise<"allow" | "deny"> {
     if (this.closed) return Promise.resolve("deny");
     if (signal?.aborted) return Promise.reject(signal.reason);
     const id = `p${++this.permissionCount}`;
@@ -161,15 +209,17 @@ export class InspectorHub {
         this.recordAnswer(id, "deny", "elsewhere");
         reject(signal?.reason);
       };
+      const shown = shownCall(call);
       this.pending.set(id, {
         sessionId,
+        unshown: shown.why,
         resolve: (answer) => {
           signal?.removeEventListener("abort", onAbort);
           resolve(answer);
         },
       });
       signal?.addEventListener("abort", onAbort, { once: true });
-      this.add({ kind: "permission", time: new Date().toISOString(), id, sessionId, call, reason });
+      this.add({ kind: "permission", time: new Date().toISOString(), id, sessionId, call: shown.call, reason, whole: shown.whole, ...(shown.why ? { unshown: shown.why } : {}) });
       if (this.pages.size === 0) this.armNoPageTimer();
     });
   }
@@ -178,6 +228,9 @@ export class InspectorHub {
   answer(id: string, answer: "allow" | "deny", by: PermissionAnsweredBy): string | undefined {
     const pending = this.pending.get(id);
     if (!pending) return `permission request ${id} is not waiting for an answer (already answered or withdrawn)`;
+    if (answer === "allow" && by === "page" && pending.unshown !== undefined) {
+      return `permission request ${id} cannot be allowed from the page: ${pending.unshown}; deny it on the page, or answer it in the terminal`;
+    }
     this.pending.delete(id);
     this.recordAnswer(id, answer, by);
     pending.resolve(answer);
@@ -185,6 +238,7 @@ export class InspectorHub {
   }
 
   private recordAnswer(id: string, answer: "allow" | "deny", by: PermissionAnsweredBy): void {
+    this.records.settled(id);
     this.add({ kind: "permission_answer", time: new Date().toISOString(), id, answer, by });
   }
 
@@ -207,4 +261,33 @@ export class InspectorHub {
     this.pages.clear();
     for (const wake of [...this.pageWaiters]) wake(new Error("the inspector closed before a page connected"));
   }
+}
+
+/** Whose record it is, for dropping when memory runs short. */
+function metaOf(record: InspectorRecord): RecordMeta {
+  switch (record.kind) {
+    case "actor":
+      return { owner: `actor:${record.sessionId}`, first: true, ends: FINAL_STATUS.has(record.snapshot.status ?? "") };
+    case "snapshot":
+      return { owner: `actor:${record.sessionId}`, ends: FINAL_STATUS.has(record.snapshot.status ?? "") };
+    case "event":
+      return { owner: `actor:${record.sessionId}` };
+    case "run":
+      return { owner: `run:${record.sessionId}`, first: true };
+    case "run_end":
+      return { owner: `run:${record.sessionId}`, ends: true };
+    case "enter":
+    case "messages":
+    case "agent":
+      return { owner: `run:${record.sessionId}` };
+    case "permission":
+      return { owner: `run:${record.sessionId}`, permission: record.id };
+    default:
+      return {};
+  }
+}
+
+function megabytes(bytes: number): string {
+  const mb = bytes / (1024 * 1024);
+  return `${mb >= 10 ? Math.round(mb) : Number(mb.toFixed(1))} MB`;
 }

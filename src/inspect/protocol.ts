@@ -5,8 +5,9 @@ import type { Json } from "./serialize.js";
  * Two protocols meet in the inspector's WebSocket:
  * - `@statelyai/inspect`'s: what its `createWebSocketInspector({ url })` sends for any XState v5 actor (the three
  *   event shapes below, as of @statelyai/inspect 0.7; recognised by their `@xstate.` type and `_version`);
- * - the inspector's own with its pages: the server keeps every record of what it saw in order and sends each page
- *   the whole list on connect ("the run so far"), then every new record; pages send hello and permission answers.
+ * - the inspector's own with its pages: the server keeps the records of what it saw in order (up to `maxBytes`) and
+ *   sends each page the list on connect ("the run so far"), then every new record; pages send hello and permission
+ *   answers, the answers with the page token (any client may send inspection events; only the page may answer).
  */
 
 /** Fields every `@statelyai/inspect` event carries. */
@@ -95,8 +96,11 @@ export type InspectorRecord =
   | { kind: "agent"; time: string; sessionId: string; event: Json }
   /** The run is over (its generator returned). */
   | { kind: "run_end"; time: string; sessionId: string }
-  /** A permission request waiting for an answer from a page. */
-  | { kind: "permission"; time: string; id: string; sessionId: string; call: Json; reason: string }
+  /**
+   * A permission request waiting for an answer from a page. `whole` says whether `call` is all of the call (it is
+   * not cut like other records' values, up to a limit): when it is not, `unshown` says why and the page may only deny.
+   */
+  | { kind: "permission"; time: string; id: string; sessionId: string; call: Json; reason: string; whole: boolean; unshown?: string }
   /** The answer to a permission request; `by` says who gave it. */
   | { kind: "permission_answer"; time: string; id: string; answer: "allow" | "deny"; by: PermissionAnsweredBy }
   /** Something the inspector could not use, said rather than dropped (a client's unreadable message, …). */
@@ -121,12 +125,17 @@ export type ServerMessage =
       defaultChartId: string;
       /** The name of the trace file given on the command line, served at `/trace`. */
       traceFile?: string;
+      /** This inspector, among those that may serve the port over time (not a secret). */
+      instance: string;
       /** How many records follow at once: the page shows them as one update. */
       replay: number;
     }
   | { type: "record"; record: InspectorRecord };
 
-/** Page → server. */
+/**
+ * Page → server. `token` is the server's page token, which only its page has (in the HTML it serves, as
+ * `<meta name="statecraft-token">`): an answer without it is refused, whoever sends it.
+ */
 export type PageMessage =
   | { type: "@statecraft.hello" }
-  | { type: "@statecraft.answer"; id: string; answer: "allow" | "deny" };
+  | { type: "@statecraft.answer"; id: string; answer: "allow" | "deny"; token: string };

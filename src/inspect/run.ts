@@ -6,7 +6,7 @@ import { TRACE_VERSION } from "../trace/format.js";
 import { isoTime } from "../trace/iso-time.js";
 import type { InspectorHub } from "./hub.js";
 import { ContextText } from "./context-text.js";
-import { toJson, toJsonText } from "./serialize.js";
+import { toJsonText } from "./serialize.js";
 
 /** One agent run as the inspector shows it. */
 export interface InspectedRun {
@@ -86,7 +86,7 @@ export function createInspectedRun(hub: InspectorHub, info: RunInfo, chartId: st
       if (messages.length > start) {
         const list: string[] = [];
         for (let i = start; i < messages.length; i++) list.push(toJsonText(messages[i]));
-        hub.addText(`{"kind":"messages","sessionId":${session},"start":${start},"messages":[${list.join(",")}]}`);
+        hub.addText(`{"kind":"messages","sessionId":${session},"start":${start},"messages":[${list.join(",")}]}`, sessionId);
       }
       messagesSent = messages.length;
       const line = {
@@ -110,12 +110,13 @@ export function createInspectedRun(hub: InspectorHub, info: RunInfo, chartId: st
           contextText.of(context),
           `,"messageCount":${messages.length}}`,
         ].join(""),
+        sessionId,
       );
     },
     emitted(event) {
       observed = true;
       if (event.type === "retry") seq++;
-      hub.addText(agentRecord(event));
+      hub.addText(agentRecord(event), sessionId);
     },
   };
 
@@ -124,10 +125,10 @@ export function createInspectedRun(hub: InspectorHub, info: RunInfo, chartId: st
     observer,
     publish(event) {
       if (observed && OBSERVED.has(event.type)) return;
-      hub.addText(agentRecord(event));
+      hub.addText(agentRecord(event), sessionId);
     },
     requestPermission(request, options) {
-      return hub.requestPermission(sessionId, toJson(request.call), request.reason, options?.signal);
+      return hub.requestPermission(sessionId, request.call, request.reason, options?.signal);
     },
     end() {
       if (ended) return;

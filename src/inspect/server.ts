@@ -1,4 +1,5 @@
-import { createReadStream, statSync } from "node:fs";
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { createReadStream, readFileSync, statSync } from "node:fs";
 import http from "node:http";
 import type { Socket } from "node:net";
 import { basename, resolve } from "node:path";
@@ -11,6 +12,7 @@ import type { PermissionRequest } from "../permissions/types.js";
 import { isStateMachine, processInspector, socketIngest, type InspectObserver } from "./actors.js";
 import { inspectorAssets, type Asset } from "./assets.js";
 import { InspectorHub, type PageConnection } from "./hub.js";
+import { DEFAULT_MAX_BYTES } from "./record-store.js";
 import { isStatelyInspectionEvent } from "./protocol.js";
 import { createInspectedRun, type InspectedRun, type RunInfo } from "./run.js";
 
@@ -23,6 +25,11 @@ export interface InspectorOptions {
   machine?: AnyStateMachine;
   /** How long a permission request waits when no page is connected before it is denied (default 10 000 ms). */
   permissionGraceMs?: number;
+  /**
+   * The most bytes of records kept for pages that connect later (default 64 MB, 67 108 864): past it the oldest records
+   * of ended actors and runs are dropped first, then the oldest of live ones (a problem line says so).
+   */
+  maxBytes?: number;
 }
 
 /** A running inspector: a page on 127.0.0.1 that shows agent runs, trace files and any XState v5 actor. */
@@ -56,12 +63,15 @@ const DEFAULT_PERMISSION_GRACE_MS = 10_000;
 
 /** Starts the inspector on 127.0.0.1 and resolves once it listens. */
 export async function startInspector(options: InspectorOptions = {}): Promise<Inspector> {
-  const { port: wantedPort = 0, permissionGraceMs = DEFAULT_PERMISSION_GRACE_MS } = options;
+  const { port: wantedPort = 0, permissionGraceMs = DEFAULT_PERMISSION_GRACE_MS, maxBytes = DEFAULT_MAX_BYTES } = options;
   if (!Number.isInteger(wantedPort) || wantedPort < 0 || wantedPort > 65535) {
     throw new AgentError("INVALID_OPTIONS", `inspector port must be an integer from 0 to 65535 (0 picks a free port), got ${String(wantedPort)}`);
   }
   if (typeof permissionGraceMs !== "number" || !Number.isFinite(permissionGraceMs) || permissionGraceMs < 0) {
     throw new AgentError("INVALID_OPTIONS", `permissionGraceMs must be a number of milliseconds >= 0, got ${String(permissionGraceMs)}`);
+  }
+  if (typeof maxBytes !== "number" || !Number.isSafeInteger(maxBytes) || maxBytes < 1) {
+    throw new AgentError("INVALID_OPTIONS", `maxBytes must be a whole number of bytes >= 1 (default ${DEFAULT_MAX_BYTES}, 64 MB), got ${String(maxBytes)}`);
   }
   const traceFile = options.traceFile === undefined ? undefined : checkTraceFile(options.traceFile);
   if (options.machine !== undefined && !isStateMachine(options.machine)) {
@@ -69,7 +79,11 @@ export async function startInspector(options: InspectorOptions = {}): Promise<In
   }
   const machine = options.machine ?? engineMachine;
 
-  const hub = new InspectorHub(permissionGraceMs);
+  const hub = new InspectorHub(permissionGraceMs, maxBytes);
+  // Only the page this server serves has it (in its HTML); an answer to a permission request must carry it.
+  const pageToken = randomBytes(32).toString("base64url");
+  // Not secret: lets a page that reconnects tell that another inspector now serves the port.
+  const instance = randomBytes(8).toString("hex");
   const defaultChartId = hub.chartOf(machine);
   const assets = inspectorAssets();
   let port = 0;
@@ -97,6 +111,7 @@ export async function startInspector(options: InspectorOptions = {}): Promise<In
     if (path === "/trace" && traceFile) return sendFile(req, res, { file: traceFile, type: "application/x-ndjson; charset=utf-8" }, port, false);
     const asset = assets.get(path);
     if (!asset) return plain(res, 404, "not found\n");
+    if (asset === assets.get("/")) return sendPage(req, res, asset, port, pageToken);
     return sendFile(req, res, asset, port);
   });
 
@@ -139,13 +154,30 @@ export async function startInspector(options: InspectorOptions = {}): Promise<In
       const type = message && typeof message === "object" ? (message as { type?: unknown }).type : undefined;
       if (type === "@statecraft.hello") {
         if (page) return;
-        page = { send: (text) => ws.readyState === WebSocket.OPEN && ws.send(text) };
-        return hub.addPage(page, { defaultChartId, ...(traceFile ? { traceFile: basename(traceFile) } : {}) });
+        page = {
+          send: (text) => {
+            if (ws.readyState !== WebSocket.OPEN) return;
+            // A page that does not read what it is sent would make its socket's buffer the hub's memory cap's way out.
+            if (ws.bufferedAmount > 2 * maxBytes) {
+              ws.terminate(); // first: the problem line below is sent to the pages too
+              hub.problem(`page ${client} fell more than ${2 * maxBytes} bytes behind the records it is sent and was disconnected; it reconnects and gets the records kept`);
+              return;
+            }
+            ws.send(text);
+          },
+        };
+        return hub.addPage(page, { defaultChartId, instance, ...(traceFile ? { traceFile: basename(traceFile) } : {}) });
       }
       if (type === "@statecraft.answer") {
-        const { id, answer } = message as { id?: unknown; answer?: unknown };
+        const { id, answer, token } = message as { id?: unknown; answer?: unknown; token?: unknown };
         if (typeof id !== "string" || (answer !== "allow" && answer !== "deny")) {
           return hub.problem(`WebSocket client ${client} sent an answer without a request id or with an answer other than "allow" or "deny"`);
+        }
+        const unauthorised = tokenProblem(token, pageToken);
+        if (unauthorised) {
+          return hub.problem(
+            `WebSocket client ${client} may not answer permission request ${id}: ${unauthorised}; only the inspector's own page (http://127.0.0.1:${port}/) answers permission requests, reload it if it is open`,
+          );
         }
         const refused = hub.answer(id, answer, "page");
         if (refused) hub.problem(refused);
@@ -226,6 +258,17 @@ export async function startInspector(options: InspectorOptions = {}): Promise<In
   };
 }
 
+/**
+ * Why `token` is not the page token, or undefined when it is. Compared in constant time, by digest so that lengths
+ * need not match.
+ */
+function tokenProblem(token: unknown, pageToken: string): string | undefined {
+  if (token === undefined) return "the answer carries no page token";
+  if (typeof token !== "string") return "the answer's token is not a string";
+  const digest = (text: string) => createHash("sha256").update(text).digest();
+  return timingSafeEqual(digest(token), digest(pageToken)) ? undefined : "the answer's token is not this inspector's page token (it changes every time an inspector starts)";
+}
+
 function checkTraceFile(file: string): string {
   if (typeof file !== "string" || file === "") throw new AgentError("INVALID_OPTIONS", "inspector traceFile must be a path to a trace file (JSONL)");
   const path = resolve(file);
@@ -254,6 +297,22 @@ function securityHeaders(port: number): Record<string, string> {
 function plain(res: http.ServerResponse, status: number, text: string): void {
   res.writeHead(status, { "Content-Type": "text/plain; charset=utf-8", "X-Content-Type-Options": "nosniff", "Cache-Control": "no-store" });
   res.end(text);
+}
+
+const TOKEN_SLOT = '<meta name="statecraft-token" content="">';
+
+/** The page, with this server's token in its slot (the page reads it from there: no inline script under the CSP). */
+function sendPage(req: http.IncomingMessage, res: http.ServerResponse, asset: Asset, port: number, token: string): void {
+  let html: string;
+  try {
+    html = readFileSync(asset.file ?? "", "utf8");
+  } catch {
+    return plain(res, 500, "the inspector's page index.html is missing from the installed package\n");
+  }
+  if (!html.includes(TOKEN_SLOT)) return plain(res, 500, `the inspector's index.html has no ${TOKEN_SLOT} for the page token; reinstall the statecraft package\n`);
+  const body = Buffer.from(html.replace(TOKEN_SLOT, `<meta name="statecraft-token" content="${token}">`), "utf8");
+  res.writeHead(200, { ...securityHeaders(port), "Content-Type": asset.type, "Content-Length": String(body.length) });
+  res.end(req.method === "HEAD" ? undefined : body);
 }
 
 function sendFile(req: http.IncomingMessage, res: http.ServerResponse, asset: Asset, port: number, withLength = true): void {

@@ -2,6 +2,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { makeTempDir, removeDir, runCli, startCli } from "../cli/helpers/cli-process.js";
+import { connect, pageClient } from "../inspect/support/clients.js";
 
 const temps: string[] = [];
 const workspace = () => {
@@ -42,6 +43,33 @@ describe("statecraft inspect", { timeout: 60_000 }, () => {
     const port = await runCli(["inspect", "--port", "99999"], { cwd: dir });
     expect(port.code).toBe(2);
     expect(port.stderr).toContain("--port takes a port number");
+    for (const size of ["12XB", "0", "-5MB", "1.5MB", "lots"]) {
+      const bad = await runCli(["inspect", "--max-bytes", size], { cwd: dir });
+      expect(bad.code, size).toBe(2);
+      expect(bad.stderr, size).toContain("--max-bytes takes a size such as 512KB, 64MB or 1GB");
+    }
+  });
+
+  it("keeps at most --max-bytes of records, and says so when it drops some", async () => {
+    const dir = workspace();
+    const cli = startCli(["inspect", "--max-bytes", "1MB"], { cwd: dir });
+    await cli.waitFor(/inspector: http:\/\/127\.0\.0\.1:\d+\/\n/);
+    const port = Number(/127\.0\.0\.1:(\d+)/.exec(cli.stdout)![1]);
+    const client = await connect(port);
+    const base = { createdAt: "1767225600000", id: null, _version: "0.7.2" };
+    client.send(JSON.stringify({ type: "@xstate.actor", name: "big", sessionId: "x:0", definition: JSON.stringify({ id: "big", initial: "a", states: { a: {} } }), ...base }));
+    // Strings are cut at 20 000 characters in records: 200 snapshots of 20 KB make 4 MB.
+    for (let i = 0; i < 200; i++) client.send(JSON.stringify({ type: "@xstate.snapshot", sessionId: "x:0", event: { type: "T" }, snapshot: { status: "active", value: "a", context: { i, blob: "x".repeat(20_000) } }, ...base }));
+    client.send("done sending");
+    const page = await pageClient(port);
+    await page.next((r) => r.kind === "problem" && r.message.includes("done sending"));
+    const replayed = page.raw.find((m) => m.startsWith('{"type":"records"'))!;
+    expect(Buffer.byteLength(replayed)).toBeLessThan(1024 * 1024 + 1024);
+    expect(page.records.filter((r) => r.kind === "problem").map((r) => (r as { message: string }).message)).toContainEqual(expect.stringContaining("keeps at most 1 MB of records (maxBytes)"));
+    client.close();
+    page.ws.close();
+    cli.child.kill("SIGINT");
+    expect((await cli.done).code).toBe(0);
   });
 });
 

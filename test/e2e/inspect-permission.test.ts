@@ -1,18 +1,24 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startInspector, type Inspector } from "../../src/inspect/server.js";
+import { MAX_SHOWN_CALL_CHARS } from "../../src/inspect/permission-call.js";
 import { BROWSER_TEST_TIMEOUT, foreignRequests, openBrowser, screenshot, WAIT, type Browser } from "../inspect/support/browser.js";
+import { connect, pageToken } from "../inspect/support/clients.js";
 
 let inspector: Inspector;
+/** Another inspector, whose token must not work on the first. */
+let other: Inspector;
 let browser: Browser;
 
 beforeAll(async () => {
   inspector = await startInspector();
+  other = await startInspector();
   browser = await openBrowser();
 }, BROWSER_TEST_TIMEOUT);
 
 afterAll(async () => {
   await browser?.close();
   await inspector?.close();
+  await other?.close();
 });
 
 describe("inspector: answering permission requests from the page", { timeout: BROWSER_TEST_TIMEOUT }, () => {
@@ -75,6 +81,61 @@ describe("inspector: answering permission requests from the page", { timeout: BR
     } finally {
       await other.close();
     }
+  });
+
+  it("shows a 50 000-character command whole, in a box that scrolls, and says to read it all; Allow works", async () => {
+    const { page } = browser;
+    const run = inspector.attach({ sessionId: "perm-long" });
+    const command = `echo ${"a".repeat(50_000 - 16)} ; rm -rf ~`;
+    expect(command).toHaveLength(50_000);
+    const waiting = run.requestPermission({ call: { id: "long", name: "bash", input: { command } }, reason: "bash is an exec tool" });
+    const allow = page.getByRole("button", { name: "Allow", exact: true });
+    await expect.poll(() => allow.isEnabled().catch(() => false), WAIT).toBe(true);
+    const input = page.locator("#permission-input");
+    const shown = await input.textContent();
+    expect(shown).toContain(command); // the tail too
+    expect(shown!.trimEnd().endsWith('rm -rf ~"\n}')).toBe(true);
+    expect(await input.evaluate((el) => el.scrollHeight > el.clientHeight && getComputedStyle(el).overflowY === "auto")).toBe(true);
+    expect(await page.getByRole("note").textContent()).toMatch(/The input is [\d,]+ characters long: scroll through all of it before you allow it/);
+    await screenshot(page, "permission-long-command");
+    await allow.click();
+    await expect(waiting).resolves.toBe("allow");
+  });
+
+  it("turns Allow off for a command longer than the page can show, and says so; Deny still works", async () => {
+    const { page } = browser;
+    const run = inspector.attach({ sessionId: "perm-huge" });
+    const command = `echo ${"a".repeat(MAX_SHOWN_CALL_CHARS)} ; rm -rf ~`;
+    const waiting = run.requestPermission({ call: { id: "huge", name: "bash", input: { command } }, reason: "bash is an exec tool" });
+    const allow = page.getByRole("button", { name: "Allow", exact: true });
+    const deny = page.getByRole("button", { name: "Deny", exact: true });
+    await expect.poll(() => deny.isEnabled().catch(() => false), WAIT).toBe(true);
+    expect(await allow.isDisabled()).toBe(true);
+    expect(await page.locator("#permission-input").textContent()).not.toContain("rm -rf ~");
+    expect(await page.getByRole("note").textContent()).toMatch(/^Allow is off: the call is \d+ characters of JSON and the page shows at most 1000000 whole, so it was cut\. Deny it here, or answer it in the terminal\.$/);
+    await screenshot(page, "permission-cut-command");
+    await allow.click({ force: true }); // a disabled button does nothing, even clicked
+    await deny.click();
+    await expect(waiting).resolves.toBe("deny");
+  });
+
+  it("a client without the page's token cannot answer while the page is open; the page still can", async () => {
+    const { page } = browser;
+    const run = inspector.attach({ sessionId: "perm-race" });
+    const waiting = run.requestPermission({ call: { id: "race", name: "bash", input: { command: "rm -rf ~" } }, reason: "bash is an exec tool" });
+    const allow = page.getByRole("button", { name: "Allow", exact: true });
+    await expect.poll(() => allow.isEnabled().catch(() => false), WAIT).toBe(true);
+    const id = await page.locator("#permission").getAttribute("data-request");
+    for (const extra of [{}, { token: "guess" }, { token: await pageToken(other.port) }]) {
+      const rogue = await connect(inspector.port, { origin: `http://127.0.0.1:${inspector.port}` });
+      rogue.send(JSON.stringify({ type: "@statecraft.answer", id, answer: "deny", ...extra }));
+      rogue.close();
+    }
+    const refusals = async () => ((await page.locator("#problems").textContent()) ?? "").split(`may not answer permission request ${id}`).length - 1;
+    await expect.poll(refusals, WAIT).toBe(3);
+    expect(await allow.isEnabled()).toBe(true);
+    await allow.click();
+    await expect(waiting).resolves.toBe("allow");
   });
 
   it("made no request outside 127.0.0.1 and raised no page error", () => {

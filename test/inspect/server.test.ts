@@ -29,6 +29,12 @@ function get(port: number, path: string, headers: Record<string, string> = {}, m
   });
 }
 
+/** The page token, read from the served page as the page itself gets it. */
+async function pageToken(port: number): Promise<string> {
+  const page = await get(port, "/");
+  return /<meta name="statecraft-token" content="([^"]+)">/.exec(page.body)![1]!;
+}
+
 /** Opens a WebSocket, resolving with it once open, or rejecting with the HTTP status the server answered. */
 function connect(port: number, options: WebSocket.ClientOptions = {}): Promise<WebSocket> {
   return new Promise((resolve, reject) => {
@@ -239,11 +245,11 @@ describe("inspector server: runs, pages and permissions", () => {
     const answer = run.requestPermission({ call: { id: "call-1", name: "write_note", input: { note: "x" } }, reason: "write_note is a write tool" });
     const asked = (await first.next((r) => r.kind === "permission")) as Extract<InspectorRecord, { kind: "permission" }>;
     expect(asked).toMatchObject({ sessionId: "run-b", call: { id: "call-1", name: "write_note", input: { note: "x" } }, reason: "write_note is a write tool" });
-    first.ws.send(JSON.stringify({ type: "@statecraft.answer", id: asked.id, answer: "allow" }));
+    first.ws.send(JSON.stringify({ type: "@statecraft.answer", id: asked.id, answer: "allow", token: await pageToken(inspector.port) }));
     await expect(answer).resolves.toBe("allow");
     await second.next((r) => r.kind === "permission_answer" && r.id === asked.id && r.answer === "allow" && r.by === "page");
     // A second answer to the same request changes nothing and is reported.
-    first.ws.send(JSON.stringify({ type: "@statecraft.answer", id: asked.id, answer: "deny" }));
+    first.ws.send(JSON.stringify({ type: "@statecraft.answer", id: asked.id, answer: "deny", token: await pageToken(inspector.port) }));
     await second.next((r) => r.kind === "problem" && r.message.includes(asked.id));
     first.ws.close();
     second.ws.close();

@@ -6,7 +6,7 @@ import type { CliContext } from "../context.js";
 import { UsageError } from "../usage-error.js";
 
 /** Serves the inspector until SIGINT or SIGTERM, then closes it and exits 0. */
-export async function inspectAction(traceFile: string | undefined, flags: { port?: number; open?: boolean }, context: CliContext): Promise<number> {
+export async function inspectAction(traceFile: string | undefined, flags: { port?: number; maxBytes?: number; open?: boolean }, context: CliContext): Promise<number> {
   const { io } = context;
   let file: string | undefined;
   if (traceFile !== undefined) {
@@ -15,7 +15,11 @@ export async function inspectAction(traceFile: string | undefined, flags: { port
       throw new UsageError(`no trace file at ${file}; give the path of a trace (by default runs write <folder>/.agent/trace.jsonl).`);
     }
   }
-  const inspector = await startInspector({ ...(flags.port !== undefined ? { port: flags.port } : {}), ...(file ? { traceFile: file } : {}) }).catch((error: Error) => {
+  const inspector = await startInspector({
+    ...(flags.port !== undefined ? { port: flags.port } : {}),
+    ...(flags.maxBytes !== undefined ? { maxBytes: flags.maxBytes } : {}),
+    ...(file ? { traceFile: file } : {}),
+  }).catch((error: Error) => {
     throw new UsageError(error.message);
   });
   io.stdout.write(`inspector: ${inspector.url}\n`);

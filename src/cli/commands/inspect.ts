@@ -1,9 +1,9 @@
-import type { Command } from "commander";
+import { InvalidArgumentError, type Command } from "commander";
 import type { CliCommand, CliContext } from "../context.js";
 import { parsePort } from "../run-flags.js";
 
 /**
- * `statecraft inspect [trace-file] [--port N] [--open]`: serves the offline inspector on 127.0.0.1 over a trace (or
+ * `statecraft inspect [trace-file] [--port N] [--max-bytes SIZE] [--open]`: serves the offline inspector on 127.0.0.1 over a trace (or
  * empty, for a trace dropped on the page or an XState app connecting through @statelyai/inspect) until Ctrl-C.
  */
 export const inspectCommand: CliCommand = {
@@ -14,6 +14,7 @@ export const inspectCommand: CliCommand = {
       .description("serve the browser inspector on 127.0.0.1 over a trace file (or for live XState apps), until Ctrl-C")
       .argument("[trace-file]", "a trace to show, e.g. .agent/trace.jsonl (or drop one on the page)")
       .option("--port <n>", "port to listen on (default: a free one)", parsePort)
+      .option("--max-bytes <size>", "most memory of records kept for pages that connect later, e.g. 512KB, 64MB (default), 1GB", parseByteSize)
       .option("--open", "open the page in the default browser")
       .addHelpText(
         "after",
@@ -23,9 +24,22 @@ export const inspectCommand: CliCommand = {
           '  createWebSocketInspector({ url: "ws://127.0.0.1:PORT" })   (from @statelyai/inspect)',
         ].join("\n"),
       )
-      .action(async (traceFile: string | undefined, flags: { port?: number; open?: boolean }) => {
+      .action(async (traceFile: string | undefined, flags: { port?: number; maxBytes?: number; open?: boolean }) => {
         const { inspectAction } = await import("./inspect-action.js");
         context.exitCode = await inspectAction(traceFile, flags, context);
       });
   },
 };
+
+const UNITS: Record<string, number> = { "": 1, b: 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3 };
+
+/** `--max-bytes`: a whole number of bytes, or of KB, MB or GB (1024-based). */
+export function parseByteSize(value: string): number {
+  const match = /^\s*(\d+)\s*([kmg]?b?)\s*$/i.exec(value);
+  const unit = match ? UNITS[match[2]!.toLowerCase()] : undefined;
+  const n = match && unit !== undefined ? Number(match[1]) * unit : NaN;
+  if (!Number.isSafeInteger(n) || n < 1) {
+    throw new InvalidArgumentError(`--max-bytes takes a size such as 512KB, 64MB or 1GB (or a number of bytes, at least 1), got ${JSON.stringify(value)}.`);
+  }
+  return n;
+}

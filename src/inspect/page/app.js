@@ -22,6 +22,13 @@ const model = {
 let socket;
 let connected = false;
 let reconnectDelay = 500;
+/** The request this page has answered and not yet seen settled: its buttons stay off meanwhile. */
+let answering;
+/** The inspector this page was served by, and whether the one connected now is another (then the token is stale). */
+let serverInstance;
+let staleToken = false;
+// The server puts its page token in the HTML; answers to permission requests carry it (other clients have none).
+const PAGE_TOKEN = document.querySelector('meta[name="statecraft-token"]')?.getAttribute("content") ?? "";
 
 // ---------------------------------------------------------------- charts
 
@@ -997,27 +1004,40 @@ function renderPermission() {
   }
   const p = pending[0];
   section.hidden = false;
+  // Only what the page shows whole may be allowed from it: the server sends a call cut only when it is too large,
+  // and then refuses an Allow from the page too.
+  const whole = p.whole === true;
   if (section.dataset.request !== p.id) {
     section.dataset.request = p.id;
     const call = p.call || {};
+    const input = JSON.stringify(call.input, null, 2) ?? "";
     $("permission-text").textContent = `${call.name || "a tool"} wants to run (${p.reason}) · session ${String(p.sessionId).slice(0, 8)}`;
-    $("permission-input").textContent = JSON.stringify(call.input, null, 2);
-    $("allow").disabled = !connected;
-    $("deny").disabled = !connected;
+    $("permission-input").textContent = input;
+    $("permission-input").scrollTop = 0;
+    const note = $("permission-note");
+    note.dataset.kind = whole ? (input.length > LONG_INPUT ? "long" : "") : "cut";
+    if (!whole) note.textContent = `Allow is off: ${p.unshown || "this page was not sent the whole call"}. Deny it here, or answer it in the terminal.`;
+    else if (input.length > LONG_INPUT) note.textContent = `The input is ${input.length.toLocaleString("en")} characters long: scroll through all of it before you allow it.`;
+    else note.textContent = "";
   }
   $("permission-more").textContent = pending.length > 1 ? `${pending.length - 1} more waiting` : "";
-  if (!connected) {
-    $("allow").disabled = true;
-    $("deny").disabled = true;
-  }
+  const busy = !connected || staleToken || answering === p.id;
+  $("allow").disabled = busy || !whole;
+  $("deny").disabled = busy;
 }
+
+/** Inputs longer than this get a note saying to read all of them (the box scrolls). */
+const LONG_INPUT = 2000;
 
 function answer(value) {
   const id = $("permission").dataset.request;
   if (!id || !connected) return;
+  const p = model.permissions.get(id);
+  if (value === "allow" && !(p && p.whole === true)) return;
+  answering = id;
   $("allow").disabled = true;
   $("deny").disabled = true;
-  socket.send(JSON.stringify({ type: "@statecraft.answer", id, answer: value }));
+  socket.send(JSON.stringify({ type: "@statecraft.answer", id, answer: value, token: PAGE_TOKEN }));
 }
 
 function renderProblems() {
@@ -1103,6 +1123,13 @@ function connect() {
       rendered.problems = -1;
       model.defaultChartId = data.defaultChartId;
       model.traceFileName = data.traceFile;
+      answering = undefined;
+      // Reconnected to another inspector on the same port: this page holds the previous one's token.
+      if (!staleToken && serverInstance !== undefined && data.instance !== serverInstance) {
+        staleToken = true;
+        addProblem("the inspector on this port was restarted: reload this page to answer permission requests (it holds the previous inspector's token)");
+      }
+      serverInstance ??= data.instance;
       connected = true;
       setConnection("connected", "connected");
       rendered.chartId = undefined;
