@@ -4,7 +4,9 @@ import type { PermissionRequest } from "../permissions/types.js";
 import { TraceDetails } from "../trace/details.js";
 import { TRACE_VERSION } from "../trace/format.js";
 import { isoTime } from "../trace/iso-time.js";
+import { redactLine, redactText, redactValue, secretValues } from "../trace/redact.js";
 import type { InspectorHub } from "./hub.js";
+import type { InspectorRecord } from "./protocol.js";
 import { ContextText } from "./context-text.js";
 import { toJson, toJsonText } from "./serialize.js";
 
@@ -50,14 +52,19 @@ const OBSERVED = new Set<AgentEvent["type"]>(["state", "text_delta", "thinking_d
 
 export function createInspectedRun(hub: InspectorHub, info: RunInfo, chartId: string): InspectedRun {
   const { sessionId } = info;
-  hub.add({
+  // Every record is redacted as the trace is (a page, or anyone who can reach the port, sees them); the run itself
+  // goes on with the real values.
+  const secrets = secretValues();
+  const add = (text: string) => hub.addText(redactLine(text, secrets));
+  const runRecord: InspectorRecord = {
     kind: "run",
     time: new Date().toISOString(),
     sessionId,
     chartId,
     ...(info.input !== undefined ? { input: info.input } : {}),
     ...(info.parentSession !== undefined ? { parentSession: info.parentSession } : {}),
-  });
+  };
+  add(JSON.stringify(runRecord));
 
   const details = new TraceDetails(info.runOptions ?? {});
   // Numbered like the trace's lines (retries take a number too), so a transition's seq is its trace line's.
@@ -73,7 +80,7 @@ export function createInspectedRun(hub: InspectorHub, info: RunInfo, chartId: st
   const session = JSON.stringify(sessionId);
   const agentRecord = (event: unknown) => `{"kind":"agent","time":"${isoTime()}","sessionId":${session},"event":${toJsonText(event)}}`;
 
-  const contextText = new ContextText();
+  const contextText = new ContextText(secrets);
 
   const observer: EngineObserver = {
     state(entered) {
@@ -86,7 +93,7 @@ export function createInspectedRun(hub: InspectorHub, info: RunInfo, chartId: st
       if (messages.length > start) {
         const list: string[] = [];
         for (let i = start; i < messages.length; i++) list.push(toJsonText(messages[i]));
-        hub.addText(`{"kind":"messages","sessionId":${session},"start":${start},"messages":[${list.join(",")}]}`);
+        add(`{"kind":"messages","sessionId":${session},"start":${start},"messages":[${list.join(",")}]}`);
       }
       messagesSent = messages.length;
       const line = {
@@ -102,10 +109,11 @@ export function createInspectedRun(hub: InspectorHub, info: RunInfo, chartId: st
       };
       // Joined rather than concatenated: the hub keeps every record for the whole run, and a concatenated string is a
       // tree of its pieces that each major collection walks again; a joined one is a single flat string.
+      // The context's text comes redacted (and kept) group by group from contextText, the rest is redacted here.
       hub.addText(
         [
           `{"kind":"enter","sessionId":${session},"line":`,
-          toJsonText(line),
+          redactLine(toJsonText(line), secrets),
           `,"event":${JSON.stringify(entered.event.type)},"context":`,
           contextText.of(context),
           `,"messageCount":${messages.length}}`,
@@ -115,7 +123,7 @@ export function createInspectedRun(hub: InspectorHub, info: RunInfo, chartId: st
     emitted(event) {
       observed = true;
       if (event.type === "retry") seq++;
-      hub.addText(agentRecord(event));
+      add(agentRecord(event));
     },
   };
 
@@ -124,10 +132,10 @@ export function createInspectedRun(hub: InspectorHub, info: RunInfo, chartId: st
     observer,
     publish(event) {
       if (observed && OBSERVED.has(event.type)) return;
-      hub.addText(agentRecord(event));
+      add(agentRecord(event));
     },
     requestPermission(request, options) {
-      return hub.requestPermission(sessionId, toJson(request.call), request.reason, options?.signal);
+      return hub.requestPermission(sessionId, redactValue(toJson(request.call), secrets), redactText(request.reason, secrets), options?.signal);
     },
     end() {
       if (ended) return;
