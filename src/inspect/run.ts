@@ -8,6 +8,7 @@ import { redactLine, redactText, redactValue, secretValues } from "../trace/reda
 import type { InspectorHub } from "./hub.js";
 import type { InspectorRecord } from "./protocol.js";
 import { ContextText } from "./context-text.js";
+import { RedactedDeltas } from "./redacted-deltas.js";
 import { toJson, toJsonText } from "./serialize.js";
 
 /** One agent run as the inspector shows it. */
@@ -81,10 +82,19 @@ export function createInspectedRun(hub: InspectorHub, info: RunInfo, chartId: st
   const agentRecord = (event: unknown) => `{"kind":"agent","time":"${isoTime()}","sessionId":${session},"event":${toJsonText(event)}}`;
 
   const contextText = new ContextText(secrets);
+  const deltas = { text_delta: new RedactedDeltas(secrets), thinking_delta: new RedactedDeltas(secrets) };
+  /** The held back end of streamed text, once the stream is over (another event, or a state after stream_text). */
+  const flushDeltas = () => {
+    for (const type of ["thinking_delta", "text_delta"] as const) {
+      const text = deltas[type].flush();
+      if (text !== "") add(agentRecord({ type, text }));
+    }
+  };
 
   const observer: EngineObserver = {
     state(entered) {
       observed = true;
+      if (entered.state !== "stream_text") flushDeltas();
       const context = entered.context as unknown as Record<string, unknown>;
       turn = entered.context.turn;
       const messages = Array.isArray(context.messages) ? (context.messages as unknown[]) : [];
@@ -122,6 +132,12 @@ export function createInspectedRun(hub: InspectorHub, info: RunInfo, chartId: st
     },
     emitted(event) {
       observed = true;
+      if (event.type === "text_delta" || event.type === "thinking_delta") {
+        const text = deltas[event.type].push(event.text);
+        if (text !== "") add(agentRecord({ type: event.type, text }));
+        return;
+      }
+      flushDeltas();
       if (event.type === "retry") seq++;
       add(agentRecord(event));
     },
@@ -132,6 +148,7 @@ export function createInspectedRun(hub: InspectorHub, info: RunInfo, chartId: st
     observer,
     publish(event) {
       if (observed && OBSERVED.has(event.type)) return;
+      flushDeltas();
       add(agentRecord(event));
     },
     requestPermission(request, options) {

@@ -49,11 +49,12 @@ const URL_CREDENTIALS = /([A-Za-z][A-Za-z0-9+.-]*:\/\/)(?!\[REDACTED\]@)[^\s/?#@
 const PRIVATE_KEY = /(-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----)(?!\[REDACTED\])[^"]*?(-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|(?=\\*"|$))/g;
 /**
  * A secret-named variable or key given a value: `DB_PASS=…`, `export API_TOKEN="…"`, `"client_secret": "…"`,
- * `X-Api-Key: …`. A quoted value is cut at its closing quote, a bare one at a space, quote, backslash, `,`, `;` or `&`.
+ * `X-Api-Key: …`. A quoted value is cut at its closing quote or a line end, a bare one at a space, quote, backslash,
+ * `,`, `;` or `&`.
  * A JSON key is followed by a quote, so a number or an object under such a key is left alone (the line stays JSON).
  */
 const ASSIGNMENT = new RegExp(
-  `${NAME_START}([A-Za-z0-9_-]*?${NAME_TAIL})(${QUOTE})?(\\s*[:=]\\s*)(?:(${QUOTE})(?!\\[REDACTED\\])(?:[^"'\\\\]|\\\\(?!\\\\*["']))+|(?!\\[REDACTED\\]|${QUOTE}|\\s)([^\\s"'\\\\,;&]+))`,
+  `${NAME_START}([A-Za-z0-9_-]*?${NAME_TAIL})(${QUOTE})?(\\s*[:=]\\s*)(?:(${QUOTE})(?!\\[REDACTED\\])(?:[^"'\\\\]|\\\\(?!\\\\*["']|[nrt]))+|(?!\\[REDACTED\\]|${QUOTE}|\\s)([^\\s"'\\\\,;&]+))`,
   "gi",
 );
 /** API keys in well-known formats, even when no variable holds them. */
