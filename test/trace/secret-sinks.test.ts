@@ -5,7 +5,9 @@ import { WebSocket } from "ws";
 import { AgentError, defineTool, query, scriptedModel, startInspector, type AgentEvent, type RunResult } from "../../src/index.js";
 import { transcriptPath } from "../../src/trace/transcript.js";
 import { REDACTED } from "../../src/trace/redact.js";
+import { openaiModel } from "../../src/models/openai/index.js";
 import { removeDir, tempDir } from "../support/engine.js";
+import { replies, startOpenAIServer } from "../support/openai-server.js";
 import { leaks, SECRET_PAYLOADS, type SecretPayload } from "../support/secrets.js";
 
 /**
@@ -159,6 +161,34 @@ describe("secrets: the sinks' other ways in", { timeout: 60_000 }, () => {
     for (const text of [next.value.error?.message ?? "", readFileSync(join(cwd, ".agent", "trace.jsonl"), "utf8")]) {
       expect(leaks(text, payload)).toEqual([]);
       expect(text).toContain(REDACTED);
+    }
+  });
+
+  it("a provider's failure quoting secrets, then retried: the retry event, the trace's retry line and the inspector are redacted", async () => {
+    const payloads = SECRET_PAYLOADS.filter((p) => p.env === undefined);
+    const server = await startOpenAIServer();
+    try {
+      server.enqueue(replies.error(500, `upstream said: ${payloads.map((p) => p.text).join(" | ")}`, { type: "server_error" }), replies.text("recovered"));
+      const model = openaiModel({ model: "test-model", baseURL: server.baseURL, apiKey: "test-key-not-secret", retryBaseDelayMs: 10 }, {});
+      const run = query("go", { model, cwd, inspect: { port: 0 } });
+      const first = await run.next();
+      const page = await connectPage((first.value as Extract<AgentEvent, { type: "inspector" }>).url);
+      const events: AgentEvent[] = [];
+      for (let next = await run.next(); !next.done; next = await run.next()) {
+        events.push(next.value);
+        if (next.value.type === "turn_end") await page.until('"kind":"run_end"');
+      }
+      page.close();
+      const retry = events.find((e) => e.type === "retry") as Extract<AgentEvent, { type: "retry" }>;
+      expect(retry).toBeDefined();
+      const trace = readFileSync(join(cwd, ".agent", "trace.jsonl"), "utf8");
+      expect(trace).toContain('"kind":"retry"');
+      for (const [sink, text] of Object.entries({ "retry event": retry.error.message, trace, "inspector (live)": page.texts.join("\n") })) {
+        for (const payload of payloads) expect(leaks(text, payload), `${sink}: ${payload.name}`).toEqual([]);
+        expect(text, sink).toContain(REDACTED);
+      }
+    } finally {
+      await server.close();
     }
   });
 
