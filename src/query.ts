@@ -26,7 +26,7 @@ import { startInspector, type Inspector } from "./inspect/server.js";
 import type { InspectedRun } from "./inspect/run.js";
 import type { AnyTool } from "./tools/define-tool.js";
 import { auditWriter } from "./trace/audit-writer.js";
-import { secretValues } from "./trace/redact.js";
+import { redactText, secretValues } from "./trace/redact.js";
 import { traceWriter } from "./trace/trace-writer.js";
 import { checkSessionId } from "./trace/transcript.js";
 import { transcriptWriter } from "./trace/transcript-writer.js";
@@ -121,7 +121,8 @@ async function* runEngine(
     state(entered) {
       if (entered.state !== "done") push({ type: "state", state: entered.state, turn: entered.context.turn });
     },
-    emitted: push,
+    // A failed request's message may quote what was sent (a key, a URL with credentials): redacted like the trace.
+    emitted: (event) => push(event.type === "retry" ? { ...event, error: { ...event.error, message: redactText(event.error.message, secrets) } } : event),
   };
   const writers = [
     ...(prepared.traceFile
@@ -137,7 +138,7 @@ async function* runEngine(
           }),
         ]
       : []),
-    transcriptWriter({ cwd: input.cwd, sessionId: input.sessionId, onError: reportWriteFailure }),
+    transcriptWriter({ cwd: input.cwd, sessionId: input.sessionId, secrets, onError: reportWriteFailure }),
     auditWriter({ file: join(input.cwd, ".agent", "audit.jsonl"), secrets, onError: reportWriteFailure }),
   ];
 
@@ -193,6 +194,8 @@ async function* runEngine(
       reason = "model_error";
       error = { code: "ENGINE_FAILED", message: `the engine failed: ${(crash as Error)?.message ?? String(crash)}` };
     }
+    // The error is shown (the CLI prints it) and kept by callers; redacted like the trace, which records it too.
+    if (error) error = { ...error, message: redactText(error.message, secrets) };
     const usage = { ...context.usage };
     const turnEnd: AgentEvent = {
       type: "turn_end",

@@ -3,6 +3,7 @@ import { guardText } from "./chart.js";
 import type { InspectorHub } from "./hub.js";
 import type { ActorSnapshot, StatelyInspectionEvent, TakenTransition } from "./protocol.js";
 import { toJson } from "./serialize.js";
+import { redactValue, secretValues } from "../trace/redact.js";
 
 /** XState's inspect option accepts an observer or a function; this is both. */
 export type InspectObserver = ((event: InspectionEvent) => void) & { next(event: InspectionEvent): void };
@@ -45,12 +46,22 @@ function eventJson(event: unknown) {
   return toJson(event, { maxDepth: 6 });
 }
 
+/** snapshotData and eventJson, redacted as the trace is: any actor's context may hold a key or a password. */
+function redacting() {
+  const secrets = secretValues();
+  return {
+    snapshot: (snapshot: unknown) => redactValue(snapshotData(snapshot), secrets),
+    event: (event: unknown) => redactValue(eventJson(event), secrets),
+  };
+}
+
 /**
  * The inspect observer for any XState v5 actor system in this process: actors that are state machines get their
  * chart, and their snapshots (after every microstep too, so eventless hops show), events and transitions are recorded.
  */
 export function processInspector(hub: InspectorHub): InspectObserver {
   const machines = new Set<string>();
+  const { snapshot: snapshotJson, event: eventData } = redacting();
   return asObserver((inspection) => {
     const actorRef = inspection.actorRef as AnyActorRef;
     const sessionId = actorRef.sessionId;
@@ -77,12 +88,12 @@ export function processInspector(hub: InspectorHub): InspectObserver {
           ...(parent ? { parentId: parent.sessionId } : {}),
           ...(inspection.rootId ? { rootId: inspection.rootId } : {}),
           origin: "process",
-          snapshot: snapshotData(snapshot),
+          snapshot: snapshotJson(snapshot),
         });
         return;
       }
       case "@xstate.snapshot":
-        if (machines.has(sessionId)) hub.add({ kind: "snapshot", time, sessionId, event: eventJson(inspection.event), snapshot: snapshotData(inspection.snapshot) });
+        if (machines.has(sessionId)) hub.add({ kind: "snapshot", time, sessionId, event: eventData(inspection.event), snapshot: snapshotJson(inspection.snapshot) });
         return;
       case "@xstate.microstep":
         if (machines.has(sessionId)) {
@@ -90,8 +101,8 @@ export function processInspector(hub: InspectorHub): InspectObserver {
             kind: "snapshot",
             time,
             sessionId,
-            event: eventJson(inspection.event),
-            snapshot: snapshotData(inspection.snapshot),
+            event: eventData(inspection.event),
+            snapshot: snapshotJson(inspection.snapshot),
             transitions: takenTransitions(inspection._transitions),
           });
         }
@@ -99,7 +110,7 @@ export function processInspector(hub: InspectorHub): InspectObserver {
       case "@xstate.event": {
         if (!machines.has(sessionId)) return;
         const source = inspection.sourceRef?.sessionId;
-        hub.add({ kind: "event", time, sessionId, event: eventJson(inspection.event), ...(source ? { sourceId: source } : {}) });
+        hub.add({ kind: "event", time, sessionId, event: eventData(inspection.event), ...(source ? { sourceId: source } : {}) });
         return;
       }
       default:
@@ -113,6 +124,7 @@ export function processInspector(hub: InspectorHub): InspectObserver {
  * its own process, so they are prefixed with the client's number.
  */
 export function socketIngest(hub: InspectorHub, client: number): (event: StatelyInspectionEvent) => void {
+  const { snapshot: snapshotJson, event: eventData } = redacting();
   const prefix = (id: string | undefined) => (id === undefined || id === "anonymous" ? undefined : `ws${client}/${id}`);
   return (event) => {
     const sessionId = prefix(event.sessionId)!;
@@ -133,16 +145,16 @@ export function socketIngest(hub: InspectorHub, client: number): (event: Stately
           ...(parentId ? { parentId } : {}),
           ...(rootId ? { rootId } : {}),
           origin: "socket",
-          snapshot: snapshotData(event.snapshot),
+          snapshot: snapshotJson(event.snapshot),
         });
         return;
       }
       case "@xstate.snapshot":
-        hub.add({ kind: "snapshot", time, sessionId, event: eventJson(event.event), snapshot: snapshotData(event.snapshot) });
+        hub.add({ kind: "snapshot", time, sessionId, event: eventData(event.event), snapshot: snapshotJson(event.snapshot) });
         return;
       case "@xstate.event": {
         const sourceId = prefix(event.sourceId);
-        hub.add({ kind: "event", time, sessionId, event: eventJson(event.event), ...(sourceId ? { sourceId } : {}) });
+        hub.add({ kind: "event", time, sessionId, event: eventData(event.event), ...(sourceId ? { sourceId } : {}) });
         return;
       }
     }

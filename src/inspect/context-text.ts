@@ -1,3 +1,4 @@
+import { redactLine } from "../trace/redact.js";
 import { isSecretKey, toJsonTextAt } from "./serialize.js";
 
 /** Context keys that are not the run's data: collaborators (model client, tools, signal) and the conversation, sent on its own. */
@@ -12,10 +13,13 @@ const REPLACED_WHOLE: ReadonlySet<string> = new Set(["run", "loop", "usage", "ca
 /**
  * Writes a run's context (without `deps` and `messages`) as `toJsonText` would, state after state, keeping the text
  * of each group that is still the same object as last time: most states change one or two groups, and serialising
- * the whole context at every state was the inspector's largest cost with no page connected.
+ * the whole context at every state was the inspector's largest cost with no page connected. Each group's text is
+ * redacted as a trace line is (`secrets` from `secretValues()`), and kept redacted.
  */
 export class ContextText {
   private readonly kept = new Map<string, { value: object; text: string }>();
+
+  constructor(private readonly secrets: readonly string[] = []) {}
 
   of(context: Record<string, unknown>): string {
     let out = "{";
@@ -29,10 +33,10 @@ export class ContextText {
   }
 
   private field(key: string, value: unknown): string {
-    if (!REPLACED_WHOLE.has(key) || typeof value !== "object" || value === null) return toJsonTextAt(value, 1);
+    if (!REPLACED_WHOLE.has(key) || typeof value !== "object" || value === null) return redactLine(toJsonTextAt(value, 1), this.secrets);
     const kept = this.kept.get(key);
     if (kept?.value === value) return kept.text;
-    const text = toJsonTextAt(value, 1);
+    const text = redactLine(toJsonTextAt(value, 1), this.secrets);
     this.kept.set(key, { value, text });
     return text;
   }

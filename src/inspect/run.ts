@@ -4,8 +4,11 @@ import type { PermissionRequest } from "../permissions/types.js";
 import { TraceDetails } from "../trace/details.js";
 import { TRACE_VERSION } from "../trace/format.js";
 import { isoTime } from "../trace/iso-time.js";
+import { redactLine, redactText, redactValue, secretValues } from "../trace/redact.js";
 import type { InspectorHub } from "./hub.js";
+import type { InspectorRecord } from "./protocol.js";
 import { ContextText } from "./context-text.js";
+import { RedactedDeltas } from "./redacted-deltas.js";
 import { toJsonText } from "./serialize.js";
 
 /** One agent run as the inspector shows it. */
@@ -50,14 +53,19 @@ const OBSERVED = new Set<AgentEvent["type"]>(["state", "text_delta", "thinking_d
 
 export function createInspectedRun(hub: InspectorHub, info: RunInfo, chartId: string): InspectedRun {
   const { sessionId } = info;
-  hub.add({
+  // Every record is redacted as the trace is (a page, or anyone who can reach the port, sees them); the run itself
+  // goes on with the real values.
+  const secrets = secretValues();
+  const add = (text: string) => hub.addText(redactLine(text, secrets), sessionId);
+  const runRecord: InspectorRecord = {
     kind: "run",
     time: new Date().toISOString(),
     sessionId,
     chartId,
     ...(info.input !== undefined ? { input: info.input } : {}),
     ...(info.parentSession !== undefined ? { parentSession: info.parentSession } : {}),
-  });
+  };
+  add(JSON.stringify(runRecord));
 
   const details = new TraceDetails(info.runOptions ?? {});
   // Numbered like the trace's lines (retries take a number too), so a transition's seq is its trace line's.
@@ -73,11 +81,20 @@ export function createInspectedRun(hub: InspectorHub, info: RunInfo, chartId: st
   const session = JSON.stringify(sessionId);
   const agentRecord = (event: unknown) => `{"kind":"agent","time":"${isoTime()}","sessionId":${session},"event":${toJsonText(event)}}`;
 
-  const contextText = new ContextText();
+  const contextText = new ContextText(secrets);
+  const deltas = { text_delta: new RedactedDeltas(secrets), thinking_delta: new RedactedDeltas(secrets) };
+  /** The held back end of streamed text, once the stream is over (another event, or a state after stream_text). */
+  const flushDeltas = () => {
+    for (const type of ["thinking_delta", "text_delta"] as const) {
+      const text = deltas[type].flush();
+      if (text !== "") add(agentRecord({ type, text }));
+    }
+  };
 
   const observer: EngineObserver = {
     state(entered) {
       observed = true;
+      if (entered.state !== "stream_text") flushDeltas();
       const context = entered.context as unknown as Record<string, unknown>;
       turn = entered.context.turn;
       const messages = Array.isArray(context.messages) ? (context.messages as unknown[]) : [];
@@ -86,7 +103,7 @@ export function createInspectedRun(hub: InspectorHub, info: RunInfo, chartId: st
       if (messages.length > start) {
         const list: string[] = [];
         for (let i = start; i < messages.length; i++) list.push(toJsonText(messages[i]));
-        hub.addText(`{"kind":"messages","sessionId":${session},"start":${start},"messages":[${list.join(",")}]}`, sessionId);
+        add(`{"kind":"messages","sessionId":${session},"start":${start},"messages":[${list.join(",")}]}`);
       }
       messagesSent = messages.length;
       const line = {
@@ -102,10 +119,11 @@ export function createInspectedRun(hub: InspectorHub, info: RunInfo, chartId: st
       };
       // Joined rather than concatenated: the hub keeps every record for the whole run, and a concatenated string is a
       // tree of its pieces that each major collection walks again; a joined one is a single flat string.
+      // The context's text comes redacted (and kept) group by group from contextText, the rest is redacted here.
       hub.addText(
         [
           `{"kind":"enter","sessionId":${session},"line":`,
-          toJsonText(line),
+          redactLine(toJsonText(line), secrets),
           `,"event":${JSON.stringify(entered.event.type)},"context":`,
           contextText.of(context),
           `,"messageCount":${messages.length}}`,
@@ -115,8 +133,14 @@ export function createInspectedRun(hub: InspectorHub, info: RunInfo, chartId: st
     },
     emitted(event) {
       observed = true;
+      if (event.type === "text_delta" || event.type === "thinking_delta") {
+        const text = deltas[event.type].push(event.text);
+        if (text !== "") add(agentRecord({ type: event.type, text }));
+        return;
+      }
+      flushDeltas();
       if (event.type === "retry") seq++;
-      hub.addText(agentRecord(event), sessionId);
+      add(agentRecord(event));
     },
   };
 
@@ -125,10 +149,19 @@ export function createInspectedRun(hub: InspectorHub, info: RunInfo, chartId: st
     observer,
     publish(event) {
       if (observed && OBSERVED.has(event.type)) return;
-      hub.addText(agentRecord(event), sessionId);
+      flushDeltas();
+      add(agentRecord(event));
     },
     requestPermission(request, options) {
-      return hub.requestPermission(sessionId, request.call, request.reason, options?.signal);
+      // Tool input is parsed JSON, so it redacts through its text; a value JSON cannot hold is passed on as it is
+      // and the hub shows it cut, with Allow off.
+      let call: unknown = request.call;
+      try {
+        call = redactValue(request.call, secrets);
+      } catch {
+        call = request.call;
+      }
+      return hub.requestPermission(sessionId, call, redactText(request.reason, secrets), options?.signal);
     },
     end() {
       if (ended) return;

@@ -15,6 +15,7 @@ import { InspectorHub, type PageConnection } from "./hub.js";
 import { DEFAULT_MAX_BYTES } from "./record-store.js";
 import { isStatelyInspectionEvent } from "./protocol.js";
 import { createInspectedRun, type InspectedRun, type RunInfo } from "./run.js";
+import { sendTrace } from "./trace-file.js";
 
 export interface InspectorOptions {
   /** TCP port on 127.0.0.1; 0 (the default) picks a free one. */
@@ -107,8 +108,8 @@ export async function startInspector(options: InspectorOptions = {}): Promise<In
       res.writeHead(204, securityHeaders(port));
       return res.end();
     }
-    // The trace may still be growing: sent as it is now, without a length.
-    if (path === "/trace" && traceFile) return sendFile(req, res, { file: traceFile, type: "application/x-ndjson; charset=utf-8" }, port, false);
+    // The trace may still be growing: sent as it is now, redacted line by line.
+    if (path === "/trace" && traceFile) return sendTrace(req, res, traceFile, securityHeaders(port));
     const asset = assets.get(path);
     if (!asset) return plain(res, 404, "not found\n");
     if (asset === assets.get("/")) return sendPage(req, res, asset, port, pageToken);

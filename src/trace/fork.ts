@@ -8,6 +8,7 @@ import { planCompaction, SUMMARY_PREFIX } from "../compaction/compact.js";
 import { DEFAULT_KEEP_RECENT_TOKENS, type QueryOptions } from "../options.js";
 import { prepare, startRun, type QueryRun } from "../query.js";
 import { JsonlWriter } from "./jsonl-writer.js";
+import { redactLine, secretValues } from "./redact.js";
 import type { TraceLine } from "./format.js";
 import { analyseRun, compactionsIn, compactionSummaries, detailsOf, isState, type RecordedBatch, type RecordedResponse, type RecordedRun } from "./recording.js";
 import { splitRuns, type ForkPoint, type TraceSession } from "./session.js";
@@ -89,7 +90,9 @@ export function fork(session: TraceSession, options: ForkOptions): QueryRun {
   if (inherited.length > 0) {
     const out = new JsonlWriter(transcriptPath(cwd, sessionId), () => {});
     const time = new Date().toISOString();
-    for (const message of inherited) out.write({ type: "message", time, message });
+    // Redacted like the engine's transcript lines: the history may come from a transcript written unredacted.
+    const secrets = secretValues();
+    for (const message of inherited) out.writeLine(redactLine(JSON.stringify({ type: "message", time, message }), secrets));
     out.close();
   }
   return startRun(prepared, queryOptions);

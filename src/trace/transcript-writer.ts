@@ -1,18 +1,23 @@
 import type { EngineObserver } from "../machine/observe.js";
 import { isoTime } from "./iso-time.js";
 import { JsonlWriter } from "./jsonl-writer.js";
-import { transcriptPath } from "./transcript.js";
+import { redactLine } from "./redact.js";
+import { transcriptPath, type TranscriptEntry } from "./transcript.js";
 
 /**
  * Appends the conversation's new messages to `.agent/sessions/<sessionId>.jsonl` as they join it, and the allow
  * rules `allow_always` answers added. The system prompt is an option of each run, not part of the conversation.
+ * Lines are redacted like the trace's: a later run of the session reads the conversation back with `[REDACTED]` in
+ * place of each secret, since the file is what anyone with the project folder can read.
  */
 export function transcriptWriter(options: {
   cwd: string;
   sessionId: string;
+  secrets: readonly string[];
   onError: (error: Error) => void;
 }): EngineObserver & { close(): void } {
   const out = new JsonlWriter(transcriptPath(options.cwd, options.sessionId), options.onError);
+  const write = (entry: TranscriptEntry) => out.writeLine(redactLine(JSON.stringify(entry), options.secrets));
   let written = -1;
   let rules = 0;
   let list: readonly unknown[] | undefined;
@@ -29,11 +34,11 @@ export function transcriptWriter(options: {
       if (context.call.compaction && context.call.compaction !== compaction) {
         compaction = context.call.compaction;
         compacted = true;
-        out.write({ type: "compaction", time: time(), summary: context.call.compaction.summary });
+        write({ type: "compaction", time: time(), summary: context.call.compaction.summary });
       }
       if ((list !== undefined && messages !== list) || (list === undefined && compacted)) {
         // The history was replaced (compaction, prepareNextTurn): record it whole, then go on from its end.
-        out.write({ type: "reset", time: time(), messages: messages.filter((m) => m.role !== "system") });
+        write({ type: "reset", time: time(), messages: messages.filter((m) => m.role !== "system") });
         written = messages.length;
       }
       list = messages;
@@ -43,10 +48,10 @@ export function transcriptWriter(options: {
       for (; written < messages.length; written++) {
         const message = messages[written];
         if (message.role === "system") continue;
-        out.write({ type: "message", time: time(), message });
+        write({ type: "message", time: time(), message });
       }
       const added = context.deps.policy?.sessionRules;
-      if (added) for (; rules < added.length; rules++) out.write({ type: "allow_rule", time: time(), rule: added[rules] });
+      if (added) for (; rules < added.length; rules++) write({ type: "allow_rule", time: time(), rule: added[rules] });
       if (state === "done") out.flush();
     },
     close: () => out.close(),
