@@ -16,19 +16,23 @@ import { isWithin, resolveRealPath } from "./confine.js";
 
 const { O_RDONLY, O_WRONLY, O_RDWR, O_CREAT, O_EXCL, O_DIRECTORY, O_NOFOLLOW, O_NONBLOCK } = fs.constants;
 
-/** Whether `/proc/self/fd/N` works as a reference to an open directory here. */
-const PROC_FD = (() => {
+let procFdWorks: boolean | undefined;
+
+/** Whether `/proc/self/fd/N` works as a reference to an open directory here (probed once). */
+function procFd(): boolean {
+  if (procFdWorks !== undefined) return procFdWorks;
   try {
     const fd = fs.openSync("/", O_RDONLY | O_DIRECTORY);
     try {
-      return fs.readlinkSync(`/proc/self/fd/${fd}`) === "/";
+      procFdWorks = fs.readlinkSync(`/proc/self/fd/${fd}`) === "/";
     } finally {
       fs.closeSync(fd);
     }
   } catch {
-    return false;
+    procFdWorks = false;
   }
-})();
+  return procFdWorks;
+}
 
 /** A refusal to open: the message says what was refused and why, for the model to read. */
 export class ConfinementError extends Error {
@@ -49,7 +53,7 @@ export interface OpenTarget {
 }
 
 /** An open directory: `ref` names it for fs calls (`${ref}/name`) without going through its path again. */
-interface DirRef {
+export interface DirRef {
   ref: string;
   close(): void;
 }
@@ -64,7 +68,7 @@ function changed(target: OpenTarget, component: string): ConfinementError {
 
 /** The real path an open file descriptor refers to, or undefined where the platform can't tell. */
 function fdPath(fd: number): string | undefined {
-  if (!PROC_FD) return undefined;
+  if (!procFd()) return undefined;
   return fs.readlinkSync(`/proc/self/fd/${fd}`);
 }
 
@@ -85,11 +89,13 @@ function openComponent(parent: DirRef, name: string): number {
  * With `create`, missing folders are made on the way (mkdir never follows a final symlink).
  */
 function walk(target: OpenTarget, parts: readonly string[], create: boolean): DirRef {
-  if (!PROC_FD) return walkByName(target, parts, create);
+  if (!procFd()) return walkByName(target, parts, create);
   let fd = fs.openSync(target.root, O_RDONLY | O_DIRECTORY);
   const dir = (): DirRef => ({ ref: `/proc/self/fd/${fd}`, close: () => fs.closeSync(fd) });
   try {
-    if (fdPath(fd) !== target.root) throw changed(target, target.root);
+    if (fdPath(fd) !== target.root) {
+      throw new ConfinementError(`Refused to open ${target.display}: the root ${target.root} was moved or replaced meanwhile.`, "outside");
+    }
     for (const part of parts) {
       const parent = dir();
       let next: number;
@@ -158,7 +164,7 @@ function partsOf(target: OpenTarget): string[] {
 }
 
 /** Opens a confined directory for listing; `ref` stays valid (and inside the root) until `close()`. */
-export function openConfinedDir(target: OpenTarget): { ref: string; close(): void } {
+export function openConfinedDir(target: OpenTarget): DirRef {
   return walk(target, partsOf(target), false);
 }
 
@@ -172,12 +178,14 @@ export function listConfinedDir(
   dir: string,
   callback: (error: NodeJS.ErrnoException | null, entries: fs.Dirent[]) => void,
 ): void {
-  let opened: { ref: string; close(): void };
+  let opened: DirRef;
   try {
     const real = resolveRealPath(dir);
     opened = openConfinedDir({ path: real, root, display: dir });
   } catch (error) {
-    return callback(error as NodeJS.ErrnoException, []);
+    // Callers expect readdir's callback to come later, never during the call.
+    process.nextTick(callback, error as NodeJS.ErrnoException, []);
+    return;
   }
   fs.readdir(opened.ref, { withFileTypes: true }, (error, entries) => {
     opened.close();

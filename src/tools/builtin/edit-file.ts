@@ -74,6 +74,7 @@ export function editFileTool(options: BuiltinToolOptions = {}): ToolDefinition<E
         const code = errorCode(error);
         if (code === "ENOENT" || code === "ENOTDIR") return failure(`File not found: ${target.display}. Use write_file to create a file.`);
         if (code === "EISDIR") return failure(`${target.display} is a directory, not a file.`);
+        if (code === "EACCES" || code === "EPERM" || code === "EROFS") return failure(`Cannot edit ${target.display}: permission denied (${code}).`);
         throw error;
       }
       try {
