@@ -1,6 +1,8 @@
-import fs from "node:fs/promises";
-import { defineTool, type ToolDefinition } from "../define-tool.js";
+import type { Stats } from "node:fs";
+import type { FileHandle } from "node:fs/promises";
+import { defineTool, type ToolDefinition, type ToolOutput } from "../define-tool.js";
 import { confinePath } from "../confine.js";
+import { ConfinementError, openConfinedFile, replaceContent } from "../confined-open.js";
 import { checkBuiltinOptions, failure, rootsOf, type BuiltinToolOptions } from "./options.js";
 import { errorCode, looksBinary } from "./text-file.js";
 
@@ -64,48 +66,61 @@ export function editFileTool(options: BuiltinToolOptions = {}): ToolDefinition<E
       const target = confinePath(input.path, rootsOf(context, options));
       if (!target.ok) return failure(target.message);
       if (input.old_string === input.new_string) return failure("old_string and new_string are the same; nothing to change.");
-      let buffer: Buffer;
+      let opened;
       try {
-        buffer = await fs.readFile(target.path);
+        opened = await openConfinedFile(target, "update");
       } catch (error) {
+        if (error instanceof ConfinementError) return failure(error.message);
         const code = errorCode(error);
         if (code === "ENOENT" || code === "ENOTDIR") return failure(`File not found: ${target.display}. Use write_file to create a file.`);
         if (code === "EISDIR") return failure(`${target.display} is a directory, not a file.`);
+        if (code === "EACCES" || code === "EPERM" || code === "EROFS") return failure(`Cannot edit ${target.display}: permission denied (${code}).`);
         throw error;
       }
-      if (looksBinary(buffer)) return failure(`${target.display} is a binary file; edit_file only edits text files.`);
-      const text = buffer.toString("utf8");
-
-      let oldString = input.old_string;
-      let newString = input.new_string;
-      let count = countOccurrences(text, oldString);
-      // Models write "\n"; files written on Windows use "\r\n". Match them as the file has them.
-      if (count === 0 && text.includes("\r\n") && oldString.includes("\n") && !oldString.includes("\r\n")) {
-        oldString = oldString.replace(/\n/g, "\r\n");
-        newString = newString.replace(/\r?\n/g, "\r\n");
-        count = countOccurrences(text, oldString);
+      try {
+        return await editOpenFile(opened.handle, opened.stat, target.display, input);
+      } finally {
+        await opened.handle.close();
       }
-      if (count === 0) {
-        return failure(
-          `old_string was not found in ${target.display}. It must match the file exactly, including whitespace and ` +
-            "indentation: read the file again and copy the text from it.",
-        );
-      }
-      if (count > 1 && !input.replace_all) {
-        return failure(
-          `old_string appears ${count} times in ${target.display}. Include more surrounding lines so it matches exactly ` +
-            "one place, or set replace_all to true to replace every occurrence.",
-        );
-      }
-      const first = text.indexOf(oldString);
-      // split/join, not String.replace: `$&` and friends in new_string must stay literal.
-      const updated = input.replace_all ? text.split(oldString).join(newString) : text.slice(0, first) + newString + text.slice(first + oldString.length);
-      await fs.writeFile(target.path, updated, "utf8");
-      const replaced = input.replace_all ? count : 1;
-      return (
-        `Edited ${target.display}: replaced ${replaced} occurrence${replaced === 1 ? "" : "s"}.\n` +
-        snippetAround(updated, first, newString.length)
-      );
     },
   });
+}
+
+/** The edit itself, read from and written to the open file (never through its path again). */
+async function editOpenFile(handle: FileHandle, stat: Stats, display: string, input: EditFileInput): Promise<ToolOutput> {
+  if (!stat.isFile()) return failure(`${display} is not a regular file.`);
+  const buffer = await handle.readFile();
+  if (looksBinary(buffer)) return failure(`${display} is a binary file; edit_file only edits text files.`);
+  const text = buffer.toString("utf8");
+
+  let oldString = input.old_string;
+  let newString = input.new_string;
+  let count = countOccurrences(text, oldString);
+  // Models write "\n"; files written on Windows use "\r\n". Match them as the file has them.
+  if (count === 0 && text.includes("\r\n") && oldString.includes("\n") && !oldString.includes("\r\n")) {
+    oldString = oldString.replace(/\n/g, "\r\n");
+    newString = newString.replace(/\r?\n/g, "\r\n");
+    count = countOccurrences(text, oldString);
+  }
+  if (count === 0) {
+    return failure(
+      `old_string was not found in ${display}. It must match the file exactly, including whitespace and ` +
+        "indentation: read the file again and copy the text from it.",
+    );
+  }
+  if (count > 1 && !input.replace_all) {
+    return failure(
+      `old_string appears ${count} times in ${display}. Include more surrounding lines so it matches exactly ` +
+        "one place, or set replace_all to true to replace every occurrence.",
+    );
+  }
+  const first = text.indexOf(oldString);
+  // split/join, not String.replace: `$&` and friends in new_string must stay literal.
+  const updated = input.replace_all ? text.split(oldString).join(newString) : text.slice(0, first) + newString + text.slice(first + oldString.length);
+  await replaceContent(handle, updated);
+  const replaced = input.replace_all ? count : 1;
+  return (
+    `Edited ${display}: replaced ${replaced} occurrence${replaced === 1 ? "" : "s"}.\n` +
+    snippetAround(updated, first, newString.length)
+  );
 }

@@ -2,6 +2,7 @@ import nativeFs from "node:fs";
 import path from "node:path";
 import ignoreModule from "ignore";
 import type { FileSystemAdapter } from "tinyglobby";
+import { listConfinedDir, listConfinedDirSync } from "../confined-open.js";
 
 type Ignore = ReturnType<typeof ignoreModule>;
 // `ignore` is CommonJS (`export =`); under NodeNext its default export can arrive wrapped.
@@ -77,18 +78,19 @@ export class GitignoreRules {
 
   /**
    * A file-system adapter for tinyglobby whose directory listings leave out ignored entries, so ignored folders
-   * (`node_modules/`, build output) are never walked.
+   * (`node_modules/`, build output) are never walked, and which lists only folders really under `confineTo` (a
+   * workspace root), opened without following symlinks (see confined-open.ts).
    */
-  fsAdapter(): FileSystemAdapter {
+  fsAdapter(confineTo: string): FileSystemAdapter {
     const filter = (dir: string, entries: nativeFs.Dirent[]) =>
       entries.filter((entry) => !this.ignores(path.resolve(dir), entry.name, entry.isDirectory()));
     const readdir = ((dir: string, options: unknown, callback: (error: NodeJS.ErrnoException | null, entries?: nativeFs.Dirent[]) => void) => {
-      nativeFs.readdir(dir, { withFileTypes: true }, (error, entries) => {
+      listConfinedDir(confineTo, dir, (error, entries) => {
         if (error) return callback(error, []);
         callback(null, filter(dir, entries));
       });
     }) as unknown as typeof nativeFs.readdir;
-    const readdirSync = ((dir: string) => filter(dir, nativeFs.readdirSync(dir, { withFileTypes: true }))) as unknown as typeof nativeFs.readdirSync;
+    const readdirSync = ((dir: string) => filter(dir, listConfinedDirSync(confineTo, dir))) as unknown as typeof nativeFs.readdirSync;
     return { readdir, readdirSync };
   }
 }

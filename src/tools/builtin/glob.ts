@@ -52,7 +52,7 @@ export function globTool(options: BuiltinToolOptions = {}): ToolDefinition<GlobI
           dot: true,
           onlyFiles: true,
           followSymbolicLinks: false,
-          fs: rules.fsAdapter(),
+          fs: rules.fsAdapter(base.root),
           signal: context.signal,
         });
       } catch (error) {

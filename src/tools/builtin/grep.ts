@@ -1,8 +1,8 @@
-import fs from "node:fs/promises";
 import path from "node:path";
 import { glob as findFiles } from "tinyglobby";
 import { defineTool, type ToolDefinition } from "../define-tool.js";
 import { displayPath, isWithin, resolveRealPath, resolveRoots } from "../confine.js";
+import { ConfinementError, openConfinedFile } from "../confined-open.js";
 import { GitignoreRules } from "./gitignore.js";
 import { checkBuiltinOptions, failure, rootsOf, type BuiltinToolOptions } from "./options.js";
 import { patternProblem, resolveSearchBase } from "./search-base.js";
@@ -29,6 +29,29 @@ function compilePattern(pattern: string): RegExp | string {
     return new RegExp(source, insensitive ? "i" : "");
   } catch (error) {
     return `pattern is not a valid regular expression: ${(error as Error).message}`;
+  }
+}
+
+/**
+ * A searched file's bytes, read through a confined open (no symlink followed below `root`, hard-linked files
+ * refused); a skip reason to count, or undefined for what isn't a regular file.
+ */
+async function readSearchedFile(real: string, root: string, workspace: string): Promise<Buffer | "large" | "outside" | "hardLinked" | "unreadable" | undefined> {
+  let opened;
+  try {
+    opened = await openConfinedFile({ path: real, root, display: displayPath(real, workspace) }, "read");
+  } catch (error) {
+    if (error instanceof ConfinementError) return error.reason === "hard_link" ? "hardLinked" : "outside";
+    return "unreadable";
+  }
+  try {
+    if (!opened.stat.isFile()) return undefined;
+    if (opened.stat.size > MAX_GREP_FILE_BYTES) return "large";
+    return await opened.handle.readFile();
+  } catch {
+    return "unreadable";
+  } finally {
+    await opened.handle.close();
   }
 }
 
@@ -81,7 +104,7 @@ export function grepTool(options: BuiltinToolOptions = {}): ToolDefinition<GrepI
             dot: true,
             onlyFiles: true,
             followSymbolicLinks: false,
-            fs: rules.fsAdapter(),
+            fs: rules.fsAdapter(base.root),
             signal: context.signal,
           });
           files = found.map((relative) => path.join(base.path, relative)).sort();
@@ -92,7 +115,7 @@ export function grepTool(options: BuiltinToolOptions = {}): ToolDefinition<GrepI
       }
 
       const matches: string[] = [];
-      const skipped = { binary: 0, large: 0, outside: 0, unreadable: 0 };
+      const skipped = { binary: 0, large: 0, outside: 0, hardLinked: 0, unreadable: 0 };
       let capped = false;
       for (const file of files) {
         if (context.signal.aborted) return failure("grep was aborted.");
@@ -104,23 +127,18 @@ export function grepTool(options: BuiltinToolOptions = {}): ToolDefinition<GrepI
           skipped.unreadable++;
           continue;
         }
-        if (![workspace, ...additional].some((root) => isWithin(root, real))) {
+        const root = [workspace, ...additional].find((candidate) => isWithin(candidate, real));
+        if (root === undefined) {
           skipped.outside++;
           continue;
         }
-        let buffer: Buffer;
-        try {
-          const stat = await fs.stat(real);
-          if (!stat.isFile()) continue;
-          if (stat.size > MAX_GREP_FILE_BYTES) {
-            skipped.large++;
-            continue;
-          }
-          buffer = await fs.readFile(real);
-        } catch {
-          skipped.unreadable++;
+        const read = await readSearchedFile(real, root, workspace);
+        if (typeof read === "string") {
+          skipped[read]++;
           continue;
         }
+        if (read === undefined) continue;
+        const buffer = read;
         if (looksBinary(buffer)) {
           skipped.binary++;
           continue;
@@ -145,6 +163,7 @@ export function grepTool(options: BuiltinToolOptions = {}): ToolDefinition<GrepI
         skipped.binary ? `${skipped.binary} binary file${skipped.binary === 1 ? "" : "s"}` : "",
         skipped.large ? `${skipped.large} file${skipped.large === 1 ? "" : "s"} over ${MAX_GREP_FILE_BYTES / (1024 * 1024)} MB` : "",
         skipped.outside ? `${skipped.outside} symbolic link${skipped.outside === 1 ? "" : "s"} pointing outside the workspace` : "",
+        skipped.hardLinked ? `${skipped.hardLinked} hard-linked file${skipped.hardLinked === 1 ? "" : "s"} (another link may be outside the workspace)` : "",
         skipped.unreadable ? `${skipped.unreadable} unreadable file${skipped.unreadable === 1 ? "" : "s"}` : "",
       ].filter((part) => part !== "");
       if (skippedParts.length > 0) notes.push(`[skipped ${skippedParts.join(", ")}]`);

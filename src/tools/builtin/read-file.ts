@@ -1,8 +1,8 @@
-import { createReadStream } from "node:fs";
-import fs from "node:fs/promises";
+import type { FileHandle } from "node:fs/promises";
 import readline from "node:readline";
-import { defineTool, type ToolDefinition } from "../define-tool.js";
+import { defineTool, type ToolDefinition, type ToolOutput } from "../define-tool.js";
 import { confinePath } from "../confine.js";
+import { ConfinementError, openConfinedFile } from "../confined-open.js";
 import { checkBuiltinOptions, failure, rootsOf, type BuiltinToolOptions } from "./options.js";
 import { errorCode, formatBytes, isBinaryFile } from "./text-file.js";
 
@@ -44,47 +44,59 @@ export function readFileTool(options: BuiltinToolOptions = {}): ToolDefinition<R
     async execute(input, context) {
       const target = confinePath(input.path, rootsOf(context, options));
       if (!target.ok) return failure(target.message);
-      let stat;
+      let opened;
       try {
-        stat = await fs.stat(target.path);
+        opened = await openConfinedFile(target, "read");
       } catch (error) {
+        if (error instanceof ConfinementError) return failure(error.message);
         if (errorCode(error) === "ENOENT" || errorCode(error) === "ENOTDIR") {
           return failure(`File not found: ${target.display}. Use list_dir or glob to find the right path.`);
         }
         throw error;
       }
-      if (stat.isDirectory()) return failure(`${target.display} is a directory, not a file. Use list_dir to see what it contains.`);
-      if (!stat.isFile()) return failure(`${target.display} is not a regular file.`);
-      if (stat.size === 0) return `(${target.display} is empty)`;
-      if (await isBinaryFile(target.path)) {
-        return failure(`${target.display} is a binary file (${formatBytes(stat.size)}); read_file only reads text files.`);
-      }
-
-      const offset = input.offset ?? 1;
-      const limit = input.limit ?? DEFAULT_READ_LIMIT;
-      const lines: string[] = [];
-      let total = 0;
-      const reader = readline.createInterface({ input: createReadStream(target.path, { encoding: "utf8" }), crlfDelay: Infinity });
+      const { handle, stat } = opened;
       try {
-        for await (const line of reader) {
-          total++;
-          if (context.signal.aborted) break;
-          if (total < offset || total >= offset + limit) continue;
-          const shown = line.length > MAX_LINE_CHARS ? `${line.slice(0, MAX_LINE_CHARS)}… [line cut: ${line.length} characters]` : line;
-          lines.push(`${String(total).padStart(6)}\t${shown}`);
+        if (stat.isDirectory()) return failure(`${target.display} is a directory, not a file. Use list_dir to see what it contains.`);
+        if (!stat.isFile()) return failure(`${target.display} is not a regular file.`);
+        if (stat.size === 0) return `(${target.display} is empty)`;
+        if (await isBinaryFile(handle)) {
+          return failure(`${target.display} is a binary file (${formatBytes(stat.size)}); read_file only reads text files.`);
         }
+        return await readLines(handle, target.display, input, context.signal);
       } finally {
-        reader.close();
+        await handle.close();
       }
-      if (offset > total) {
-        return failure(`offset ${offset} is past the end of ${target.display}, which has ${total} line${total === 1 ? "" : "s"}.`);
-      }
-      const last = offset + lines.length - 1;
-      let text = lines.join("\n");
-      if (offset > 1 || last < total) {
-        text += `\n\n[lines ${offset}-${last} of ${total}` + (last < total ? `; use offset ${last + 1} to read more]` : "]");
-      }
-      return text;
     },
   });
+}
+
+/** The numbered lines `input` asks for, read from the open file (never from its path again). */
+async function readLines(handle: FileHandle, display: string, input: ReadFileInput, signal: AbortSignal): Promise<ToolOutput> {
+  const offset = input.offset ?? 1;
+  const limit = input.limit ?? DEFAULT_READ_LIMIT;
+  const lines: string[] = [];
+  let total = 0;
+  const stream = handle.createReadStream({ encoding: "utf8", start: 0, autoClose: false });
+  const reader = readline.createInterface({ input: stream, crlfDelay: Infinity });
+  try {
+    for await (const line of reader) {
+      total++;
+      if (signal.aborted) break;
+      if (total < offset || total >= offset + limit) continue;
+      const shown = line.length > MAX_LINE_CHARS ? `${line.slice(0, MAX_LINE_CHARS)}… [line cut: ${line.length} characters]` : line;
+      lines.push(`${String(total).padStart(6)}\t${shown}`);
+    }
+  } finally {
+    reader.close();
+    stream.destroy();
+  }
+  if (offset > total) {
+    return failure(`offset ${offset} is past the end of ${display}, which has ${total} line${total === 1 ? "" : "s"}.`);
+  }
+  const last = offset + lines.length - 1;
+  let text = lines.join("\n");
+  if (offset > 1 || last < total) {
+    text += `\n\n[lines ${offset}-${last} of ${total}` + (last < total ? `; use offset ${last + 1} to read more]` : "]");
+  }
+  return text;
 }

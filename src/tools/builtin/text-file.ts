@@ -1,4 +1,4 @@
-import fs from "node:fs/promises";
+import type { FileHandle } from "node:fs/promises";
 
 /** Bytes inspected to tell text from binary (as git does: a NUL byte in the first 8 000 bytes means binary). */
 const SNIFF_BYTES = 8_000;
@@ -10,16 +10,11 @@ export function looksBinary(buffer: Uint8Array): boolean {
   return false;
 }
 
-/** Reads the first bytes of a file and says whether it looks binary. */
-export async function isBinaryFile(filePath: string): Promise<boolean> {
-  const handle = await fs.open(filePath, "r");
-  try {
-    const buffer = Buffer.alloc(SNIFF_BYTES);
-    const { bytesRead } = await handle.read(buffer, 0, SNIFF_BYTES, 0);
-    return looksBinary(buffer.subarray(0, bytesRead));
-  } finally {
-    await handle.close();
-  }
+/** Reads the first bytes of an open file and says whether it looks binary. */
+export async function isBinaryFile(handle: FileHandle): Promise<boolean> {
+  const buffer = Buffer.alloc(SNIFF_BYTES);
+  const { bytesRead } = await handle.read(buffer, 0, SNIFF_BYTES, 0);
+  return looksBinary(buffer.subarray(0, bytesRead));
 }
 
 /** A node error's code (`ENOENT`, `EISDIR`…), if it has one. */

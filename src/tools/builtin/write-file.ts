@@ -1,7 +1,6 @@
-import fs from "node:fs/promises";
-import path from "node:path";
 import { defineTool, type ToolDefinition } from "../define-tool.js";
 import { confinePath } from "../confine.js";
+import { ConfinementError, openConfinedFile, replaceContent } from "../confined-open.js";
 import { checkBuiltinOptions, failure, rootsOf, type BuiltinToolOptions } from "./options.js";
 import { errorCode } from "./text-file.js";
 
@@ -34,29 +33,30 @@ export function writeFileTool(options: BuiltinToolOptions = {}): ToolDefinition<
     async execute(input, context) {
       const target = confinePath(input.path, rootsOf(context, options));
       if (!target.ok) return failure(target.message);
-      let existed = false;
+      let opened;
       try {
-        const stat = await fs.stat(target.path);
-        if (stat.isDirectory()) return failure(`${target.display} is a directory; give the path of a file to write.`);
-        existed = true;
+        // Opened without truncating: a refused file (hard-linked, swapped for a symlink) is left as it was.
+        opened = await openConfinedFile(target, "write");
       } catch (error) {
-        if (errorCode(error) !== "ENOENT") {
-          if (errorCode(error) === "ENOTDIR") return failure(`Cannot write ${target.display}: a parent of it is a file, not a folder.`);
-          throw error;
-        }
-      }
-      try {
-        await fs.mkdir(path.dirname(target.path), { recursive: true });
-        await fs.writeFile(target.path, input.content, "utf8");
-      } catch (error) {
+        if (error instanceof ConfinementError) return failure(error.message);
         const code = errorCode(error);
+        if (code === "EISDIR") return failure(`${target.display} is a directory; give the path of a file to write.`);
         if (code === "ENOTDIR" || code === "EEXIST") return failure(`Cannot write ${target.display}: a parent of it is a file, not a folder.`);
+        if (code === "ENOENT") return failure(`Cannot write ${target.display}: a folder on its path was removed while writing. Try again.`);
+        if (code === "ENXIO") return failure(`Cannot write ${target.display}: it is not a regular file.`);
         if (code === "EACCES" || code === "EPERM" || code === "EROFS") return failure(`Cannot write ${target.display}: permission denied (${code}).`);
         throw error;
       }
+      const { handle, stat, created } = opened;
+      try {
+        if (!stat.isFile()) return failure(`Cannot write ${target.display}: it is not a regular file.`);
+        await replaceContent(handle, input.content);
+      } finally {
+        await handle.close();
+      }
       const bytes = Buffer.byteLength(input.content, "utf8");
       const lines = input.content === "" ? 0 : input.content.split("\n").length - (input.content.endsWith("\n") ? 1 : 0);
-      return `${existed ? "Overwrote" : "Created"} ${target.display} (${bytes} bytes, ${lines} line${lines === 1 ? "" : "s"}).`;
+      return `${created ? "Created" : "Overwrote"} ${target.display} (${bytes} bytes, ${lines} line${lines === 1 ? "" : "s"}).`;
     },
   });
 }
