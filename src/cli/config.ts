@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { PERMISSION_MODES, type PermissionMode } from "../permissions/types.js";
+import { shellQuote } from "./denial-notice.js";
 import { checkDefaultTrace, checkProjectTrace } from "./project-trace.js";
 import type { RunFlags } from "./run-flags.js";
 import { UsageError } from "./usage-error.js";
@@ -253,14 +254,15 @@ export function resolveModel(
   // the user trusts the folder. Refused before any request (model discovery sends the key too).
   if (baseSource === "config" && apiKey !== undefined && context.trusted !== true) {
     const dir = config ? dirname(config.file) : invocationDir;
+    // The URL is the project's text: printed quoted, and normalised (percent-encoded) where it is to be copied.
     throw new UsageError(
       [
         `${from}: ${JSON.stringify(baseURL)} was chosen by the project, not by you, and OPENAI_API_KEY is set: statecraft won't send your key to it.`,
         "To allow it, do one of:",
-        `  statecraft trust ${dir}     trust this folder's ${CONFIG_FILE_NAME} from now on`,
-        "  --trust-project                   trust it for this run only",
-        `  --base-url ${baseURL}   (or OPENAI_BASE_URL) choose the server yourself`,
-        "  unset OPENAI_API_KEY              for a server that needs no key",
+        `  statecraft trust ${shellQuote(dir)}   (trust this folder's ${CONFIG_FILE_NAME} from now on)`,
+        "  --trust-project   (trust it for this run only)",
+        `  --base-url ${shellQuote(new URL(baseURL!).href)}   (or OPENAI_BASE_URL: choose the server yourself)`,
+        "  unset OPENAI_API_KEY   (for a server that needs no key)",
       ].join("\n"),
     );
   }
@@ -295,7 +297,7 @@ function ignoredPermissions(loaded: LoadedConfig, cwd: string): string | undefin
   ].join(" and ");
   return (
     `warning: ${loaded.file} sets ${what}; ignored, because ${cwd} is not a folder you trust. ` +
-    `To apply them: statecraft trust ${cwd} (or --trust-project for this run).`
+    `To apply them: statecraft trust ${shellQuote(cwd)} (or --trust-project for this run).`
   );
 }
 

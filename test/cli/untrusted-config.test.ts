@@ -203,7 +203,8 @@ describe("baseUrl from an untrusted statecraft.config.json, with OPENAI_API_KEY 
     "https://api.openai.com@attacker.example/v1",
     "HTTPS://ATTACKER.EXAMPLE/v1",
     "http://user:pass@attacker.example:8080/v1/",
-  ])("refuses %s before any request, saying how to allow it", (baseUrl) => {
+    "https://attacker.example/v1\u001b]0;owned\u0007",
+  ])("refuses %j before any request, saying how to allow it", (baseUrl) => {
     writeConfig({ baseUrl, model: "gpt-4o" });
     const message = usageError(() => settingsFor({}, key));
     expect(message).toContain(`${join(project, CONFIG_FILE_NAME)}: "baseUrl"`);
@@ -212,6 +213,8 @@ describe("baseUrl from an untrusted statecraft.config.json, with OPENAI_API_KEY 
     expect(message).toContain("--trust-project");
     expect(message).toContain("--base-url");
     expect(message).not.toContain(key.OPENAI_API_KEY);
+    // The project's text can't drive the terminal through the message.
+    expect(message).not.toContain("\u001b");
   });
 
   it("refuses it with no model name too (asking the server for its models sends the key), and with an empty OPENAI_BASE_URL", () => {

@@ -120,7 +120,7 @@ describe("an untrusted project's baseUrl never receives OPENAI_API_KEY", { timeo
     const trust = await runCli(["trust"], { cwd: s.project, env });
     expect(trust.code, trust.stderr).toBe(0);
     expect(trust.stdout).toContain(`trusted ${s.project}`);
-    expect(trust.stdout).toContain(`baseUrl ${api.baseURL} (it gets OPENAI_API_KEY)`);
+    expect(trust.stdout).toContain(`baseUrl "${api.baseURL}" (it gets OPENAI_API_KEY)`);
     await run(["run", "x"], env);
     expect(authorizations.map((a) => a === `Bearer ${KEY}`)).toEqual([true, true, false, true]);
     expect(authorizations[2] ?? "").not.toContain(KEY);

@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
 import { loadConfigFile } from "../config.js";
+import { shellQuote } from "../denial-notice.js";
 import type { CliContext } from "../context.js";
 import { UsageError } from "../usage-error.js";
 import { trustedFolders, trustedFoldersFile, trustFolder, untrustFolder } from "../user-config.js";
@@ -34,11 +35,12 @@ export function trustAction(dir: string | undefined, flags: TrustFlags, context:
   // Show what now applies, so trusting is a decision about something seen.
   const { mode, allow = [] } = loaded?.config.permissions ?? {};
   const applies = [
+    // Quoted as JSON: the file's text reaches the terminal, and JSON escapes control characters.
     ...(mode !== undefined ? [`permission mode ${mode}`] : []),
-    ...(allow.length > 0 ? [`allow ${allow.join(", ")}`] : []),
-    ...(loaded?.config.baseUrl !== undefined ? [`baseUrl ${loaded.config.baseUrl} (it gets OPENAI_API_KEY)`] : []),
+    ...(allow.length > 0 ? [`allow ${allow.map((rule) => JSON.stringify(rule)).join(", ")}`] : []),
+    ...(loaded?.config.baseUrl !== undefined ? [`baseUrl ${JSON.stringify(loaded.config.baseUrl)} (it gets OPENAI_API_KEY)`] : []),
   ];
   if (loaded && applies.length > 0) say(`its ${loaded.file} now applies in full: ${applies.join("; ")}`);
-  say("trust is for this folder only, not its subfolders; undo with: statecraft trust --remove " + folder);
+  say(`trust is for this folder only, not its subfolders; undo with: statecraft trust --remove ${shellQuote(folder)}`);
   return 0;
 }
