@@ -1,13 +1,16 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
-import { dirname, isAbsolute, join, resolve } from "node:path";
+import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { PERMISSION_MODES, type PermissionMode } from "../permissions/types.js";
+import { shellQuote } from "./denial-notice.js";
+import { checkDefaultTrace, checkProjectTrace } from "./project-trace.js";
 import type { RunFlags } from "./run-flags.js";
 import { UsageError } from "./usage-error.js";
+import { isTrustedFolder, USER_CONFIG_FILE_NAME, userConfigDir } from "./user-config.js";
 
 export const CONFIG_FILE_NAME = "statecraft.config.json";
 
-/** Where a setting came from, for logs and messages. */
-export type SettingSource = "flag" | "env" | "config";
+/** Where a setting came from, for logs and messages: "config" is the project's file, "user" the user's own. */
+export type SettingSource = "flag" | "env" | "config" | "user";
 
 /** The model a run uses. */
 export type ModelChoice =
@@ -22,7 +25,10 @@ export type ModelChoice =
       source: SettingSource;
     };
 
-/** `statecraft.config.json`: defaults for runs in its folder. Flags win over it; environment variables win over it. */
+/**
+ * `statecraft.config.json`: defaults for runs in its folder. Flags win over it; environment variables win over it.
+ * The user config file (`config.json` in the user config folder) has the same keys and comes after it.
+ */
 export interface ConfigFile {
   model?: string;
   baseUrl?: string;
@@ -49,6 +55,22 @@ export interface RunSettings {
   permissions: { mode?: PermissionMode; allow: string[]; ask: string[]; deny: string[] };
   /** The config file that was read, if there was one. */
   configFile?: string;
+  /** Settings of an untrusted project that were ignored, said on stderr before the run. */
+  warnings: string[];
+}
+
+/** A config file that was read: where, and what it says. */
+export interface LoadedConfig {
+  file: string;
+  config: ConfigFile;
+}
+
+/** Where the user's own settings are, and whether the project's folder is trusted. */
+export interface ModelContext {
+  /** The user config file, when there is one. */
+  user?: LoadedConfig;
+  /** The project's folder is trusted (`statecraft trust`, or `--trust-project`): its baseUrl may get the key. */
+  trusted?: boolean;
 }
 
 /** The exact message when no model is configured anywhere (exit 2). */
@@ -92,8 +114,16 @@ function checkRules(file: string, key: string, value: unknown): string[] | undef
 }
 
 /** Reads and checks `statecraft.config.json` in `dir`; undefined when there is none. Mistakes are usage errors. */
-export function loadConfigFile(dir: string): { file: string; config: ConfigFile } | undefined {
-  const file = join(dir, CONFIG_FILE_NAME);
+export function loadConfigFile(dir: string): LoadedConfig | undefined {
+  return readConfig(join(dir, CONFIG_FILE_NAME));
+}
+
+/** Reads and checks the user's own config file (same keys); undefined when there is none. */
+export function loadUserConfig(env: NodeJS.ProcessEnv): LoadedConfig | undefined {
+  return readConfig(join(userConfigDir(env), USER_CONFIG_FILE_NAME));
+}
+
+function readConfig(file: string): LoadedConfig | undefined {
   if (!existsSync(file)) return undefined;
   let parsed: unknown;
   try {
@@ -105,7 +135,7 @@ export function loadConfigFile(dir: string): { file: string; config: ConfigFile 
   const raw = parsed as Record<string, unknown>;
   for (const key of Object.keys(raw)) {
     if (key === "apiKey" || /key|token|secret/i.test(key)) {
-      fail(file, `"${key}": keep keys out of ${CONFIG_FILE_NAME} (it is usually committed); set OPENAI_API_KEY instead`);
+      fail(file, `"${key}": keep keys out of ${basename(file)} (config files get committed and shared); set OPENAI_API_KEY instead`);
     }
     if (!CONFIG_KEYS.includes(key)) fail(file, `unknown setting "${key}"; known settings: ${CONFIG_KEYS.slice(1).join(", ")}`);
   }
@@ -164,29 +194,32 @@ function scriptFile(model: string, base: string, from: string): string | undefin
 }
 
 /**
- * The model from flags, then the environment (OPENAI_API_KEY, OPENAI_BASE_URL, STATECRAFT_MODEL), then the config
- * file. Each part (name, server) is taken from the first place that sets it. None at all is a usage error.
+ * The model from flags, then the environment (OPENAI_API_KEY, OPENAI_BASE_URL, STATECRAFT_MODEL), then the project's
+ * config file, then the user's. Each part (name, server) is taken from the first place that sets it. None at all is a
+ * usage error, and so is a server chosen by an untrusted project while OPENAI_API_KEY is set: the key would go to it.
  */
 export function resolveModel(
   flags: Pick<RunFlags, "model" | "baseUrl">,
   env: NodeJS.ProcessEnv,
   invocationDir: string,
-  config?: { file: string; config: ConfigFile },
+  config?: LoadedConfig,
+  context: ModelContext = {},
 ): ModelChoice {
+  const { user } = context;
   const envModel = nonEmptyEnv(env, "STATECRAFT_MODEL");
   const envBase = nonEmptyEnv(env, "OPENAI_BASE_URL");
   const apiKey = nonEmptyEnv(env, "OPENAI_API_KEY");
-  const fileModel = config?.config.model;
-  const fileBase = config?.config.baseUrl;
 
   const [model, modelSource, modelBase, modelFrom]: [string | undefined, SettingSource | undefined, string, string] =
     flags.model !== undefined
       ? [flags.model, "flag", invocationDir, "--model"]
       : envModel !== undefined
         ? [envModel, "env", invocationDir, "STATECRAFT_MODEL"]
-        : fileModel !== undefined && config
-          ? [fileModel, "config", dirname(config.file), config.file]
-          : [undefined, undefined, invocationDir, ""];
+        : config?.config.model !== undefined
+          ? [config.config.model, "config", dirname(config.file), config.file]
+          : user?.config.model !== undefined
+            ? [user.config.model, "user", dirname(user.file), user.file]
+            : [undefined, undefined, invocationDir, ""];
 
   if (model !== undefined && modelSource !== undefined) {
     const file = scriptFile(model, modelBase, modelFrom);
@@ -196,17 +229,42 @@ export function resolveModel(
     }
   }
   const [baseURL, baseSource]: [string | undefined, SettingSource | undefined] =
-    flags.baseUrl !== undefined ? [flags.baseUrl, "flag"] : envBase !== undefined ? [envBase, "env"] : fileBase !== undefined ? [fileBase, "config"] : [undefined, undefined];
+    flags.baseUrl !== undefined
+      ? [flags.baseUrl, "flag"]
+      : envBase !== undefined
+        ? [envBase, "env"]
+        : config?.config.baseUrl !== undefined
+          ? [config.config.baseUrl, "config"]
+          : user?.config.baseUrl !== undefined
+            ? [user.config.baseUrl, "user"]
+            : [undefined, undefined];
 
   if (model === undefined && baseURL === undefined && apiKey === undefined) throw new UsageError(NO_MODEL_MESSAGE);
+  const from =
+    baseSource === "flag" ? "--base-url" : baseSource === "env" ? "OPENAI_BASE_URL" : `${(baseSource === "user" ? user : config)?.file}: "baseUrl"`;
   if (baseURL !== undefined) {
     try {
       const url = new URL(baseURL);
       if (url.protocol !== "http:" && url.protocol !== "https:") throw new Error("not http");
     } catch {
-      const from = baseSource === "flag" ? "--base-url" : baseSource === "env" ? "OPENAI_BASE_URL" : `${config?.file}: "baseUrl"`;
       throw new UsageError(`${from}: ${JSON.stringify(baseURL)} is not an http(s) URL, e.g. http://localhost:11434/v1`);
     }
+  }
+  // A cloned repository must not be able to collect the user's key: a server the project chose gets it only when
+  // the user trusts the folder. Refused before any request (model discovery sends the key too).
+  if (baseSource === "config" && apiKey !== undefined && context.trusted !== true) {
+    const dir = config ? dirname(config.file) : invocationDir;
+    // The URL is the project's text: printed quoted, and normalised (percent-encoded) where it is to be copied.
+    throw new UsageError(
+      [
+        `${from}: ${JSON.stringify(baseURL)} was chosen by the project, not by you, and OPENAI_API_KEY is set: statecraft won't send your key to it.`,
+        "To allow it, do one of:",
+        `  statecraft trust ${shellQuote(dir)}   (trust this folder's ${CONFIG_FILE_NAME} from now on)`,
+        "  --trust-project   (trust it for this run only)",
+        `  --base-url ${shellQuote(new URL(baseURL!).href)}   (or OPENAI_BASE_URL: choose the server yourself)`,
+        "  unset OPENAI_API_KEY   (for a server that needs no key)",
+      ].join("\n"),
+    );
   }
   const source: SettingSource = modelSource ?? baseSource ?? "env";
   return {
@@ -226,34 +284,60 @@ export function resolveCwd(flag: string | undefined, invocationDir: string): str
   return cwd;
 }
 
-/** Flags first, then the environment, then `statecraft.config.json` in the working folder. */
+/**
+ * What an untrusted project may not decide: its permission mode and allow rules (they would let the agent act without
+ * asking). Returned as a warning; its deny and ask rules only restrict, so they always apply.
+ */
+function ignoredPermissions(loaded: LoadedConfig, cwd: string): string | undefined {
+  const { mode, allow = [] } = loaded.config.permissions ?? {};
+  if (mode === undefined && allow.length === 0) return undefined;
+  const what = [
+    ...(mode !== undefined ? [`permission mode ${JSON.stringify(mode)}`] : []),
+    ...(allow.length > 0 ? [`allow rules ${allow.map((rule) => JSON.stringify(rule)).join(", ")}`] : []),
+  ].join(" and ");
+  return (
+    `warning: ${loaded.file} sets ${what}; ignored, because ${cwd} is not a folder you trust. ` +
+    `To apply them: statecraft trust ${shellQuote(cwd)} (or --trust-project for this run).`
+  );
+}
+
+/**
+ * Flags first, then the environment, then `statecraft.config.json` in the working folder, then the user's config.
+ * The project's file is untrusted unless the user trusts its folder: see `ignoredPermissions` and `resolveModel`, and
+ * its `trace` must stay inside the project's `.agent/`.
+ */
 export function resolveRunSettings(flags: RunFlags, env: NodeJS.ProcessEnv, invocationDir: string): RunSettings {
   const cwd = resolveCwd(flags.cwd, invocationDir);
   const loaded = loadConfigFile(cwd);
-  const config = loaded?.config ?? {};
-  const model = resolveModel(flags, env, invocationDir, loaded);
-  const settings: RunSettings = {
-    cwd,
-    model,
-    permissions: {
-      allow: [...(config.permissions?.allow ?? []), ...(flags.allow ?? [])],
-      ask: [...(config.permissions?.ask ?? []), ...(flags.ask ?? [])],
-      deny: [...(config.permissions?.deny ?? []), ...(flags.deny ?? [])],
-    },
-  };
-  const mode = flags.permissionMode ?? config.permissions?.mode;
+  const user = loadUserConfig(env);
+  const trusted = flags.trustProject === true || (loaded !== undefined && isTrustedFolder(cwd, env));
+  const project = loaded?.config ?? {};
+  const own = user?.config ?? {};
+  const model = resolveModel(flags, env, invocationDir, loaded, { ...(user ? { user } : {}), trusted });
+  const warnings: string[] = [];
+  const ignored = loaded && !trusted ? ignoredPermissions(loaded, cwd) : undefined;
+  if (ignored !== undefined) warnings.push(ignored);
+  const rules = (key: "allow" | "ask" | "deny"): string[] => [
+    ...(own.permissions?.[key] ?? []),
+    ...(key === "allow" && !trusted ? [] : (project.permissions?.[key] ?? [])),
+    ...(flags[key] ?? []),
+  ];
+  const settings: RunSettings = { cwd, model, permissions: { allow: rules("allow"), ask: rules("ask"), deny: rules("deny") }, warnings };
+  const mode = flags.permissionMode ?? (trusted ? project.permissions?.mode : undefined) ?? own.permissions?.mode;
   if (mode !== undefined) settings.permissions.mode = mode;
-  const maxTurns = flags.maxTurns ?? config.maxTurns;
+  const maxTurns = flags.maxTurns ?? project.maxTurns ?? own.maxTurns;
   if (maxTurns !== undefined) settings.maxTurns = maxTurns;
-  const maxToolCalls = flags.maxToolCalls ?? config.maxToolCalls;
+  const maxToolCalls = flags.maxToolCalls ?? project.maxToolCalls ?? own.maxToolCalls;
   if (maxToolCalls !== undefined) settings.maxToolCalls = maxToolCalls;
-  const timeout = flags.timeout ?? config.timeout;
+  const timeout = flags.timeout ?? project.timeout ?? own.timeout;
   if (timeout !== undefined) settings.timeoutMs = Math.round(timeout * 1000);
-  const systemPrompt = flags.systemPrompt ?? config.systemPrompt;
+  const systemPrompt = flags.systemPrompt ?? project.systemPrompt ?? own.systemPrompt;
   if (systemPrompt !== undefined) settings.systemPrompt = systemPrompt;
   if (flags.session !== undefined) settings.sessionId = flags.session;
   if (flags.trace !== undefined) settings.traceFile = flags.trace === false ? false : resolve(invocationDir, flags.trace);
-  else if (config.trace !== undefined) settings.traceFile = config.trace === false ? false : resolve(cwd, config.trace);
+  else if (loaded && project.trace !== undefined) settings.traceFile = project.trace === false ? false : checkProjectTrace(cwd, project.trace, loaded.file);
+  else if (own.trace !== undefined) settings.traceFile = own.trace === false ? false : resolve(cwd, own.trace);
+  else checkDefaultTrace(cwd);
   if (loaded) settings.configFile = loaded.file;
   return settings;
 }

@@ -22,7 +22,7 @@ import { UsageError } from "./usage-error.js";
 export type TurnEnd = Extract<AgentEvent, { type: "turn_end" }>;
 
 /** What a run needs beyond its prompt: the resolved settings minus the model choice, which is already a `Model`. */
-export type RunParameters = Omit<RunSettings, "model" | "configFile">;
+export type RunParameters = Omit<RunSettings, "model" | "configFile" | "warnings">;
 
 export interface ExecuteRunOptions {
   prompt: string;

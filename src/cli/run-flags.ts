@@ -20,6 +20,8 @@ export interface RunFlags {
   /** A file, or false for `--no-trace`; absent for the default `<cwd>/.agent/trace.jsonl`. */
   trace?: string | false;
   logLevel?: string;
+  /** `--trust-project`: this run applies the folder's statecraft.config.json in full, as `statecraft trust` would. */
+  trustProject?: boolean;
 }
 
 export function parsePositiveInteger(flag: string) {
@@ -84,5 +86,6 @@ export function addRunFlags(command: Command): Command {
     .option("--session <id>", "continue an earlier session (its id is printed at the end of each run)", nonEmpty("--session"))
     .option("--trace <file>", "write the trace to this file (default <cwd>/.agent/trace.jsonl)", nonEmpty("--trace"))
     .option("--no-trace", "write no trace")
+    .option("--trust-project", "trust statecraft.config.json in --cwd for this run: its permission mode, allow rules and baseUrl (with your key) apply")
     .addOption(new Option("--log-level <level>", "operational logs on stderr (default warn, or STATECRAFT_LOG_LEVEL)").choices(LOG_LEVELS));
 }

@@ -16,6 +16,7 @@ import type { AgentEvent } from "../events.js";
 import { PERMISSION_MODES, type PermissionMode, type PermissionOptions } from "../permissions/types.js";
 import { builtinTools } from "../tools/builtin/index.js";
 import { fork } from "./fork.js";
+import { forkPermissions } from "./fork-permissions.js";
 import { analyseRun } from "./recording.js";
 import { replay } from "./replay.js";
 import { scriptOf } from "./script.js";
@@ -182,21 +183,24 @@ export function registerTraceCommands(program: Command, context: TraceCommandCon
     .option("--max-turns <n>", "at most this many model calls (default the recorded run's)", parsePositiveInteger("--max-turns"))
     .option("--max-tool-calls <n>", "at most this many tool executions (default the recorded run's)", parsePositiveInteger("--max-tool-calls"))
     .option("--timeout <seconds>", "time limit (default the recorded run's)", parsePositiveSeconds("--timeout"))
-    .addOption(new Option("--permission-mode <mode>", "permission mode (default the recorded run's)").choices(PERMISSION_MODES))
+    .addOption(new Option("--permission-mode <mode>", "permission mode (default: run's; the recorded mode is shown, never applied)").choices(PERMISSION_MODES))
     .option("--allow <rule>", "allow calls matching a rule (repeatable)", collectRule)
     .option("--ask <rule>", "always ask before calls matching a rule (repeatable)", collectRule)
     .option("--deny <rule>", "deny calls matching a rule (repeatable)", collectRule)
     .option("--system-prompt <text>", "system prompt (default the recorded run's)")
     .option("--trace <file>", "write the fork's trace here (default the trace file it was forked from)")
     .option("--no-trace", "write no trace")
+    .option("--trust-project", "trust statecraft.config.json in the fork's folder for this run (as statecraft trust would)")
     .addOption(new Option("--log-level <level>", "operational logs on stderr").choices(LOG_LEVELS))
     .option("--json", "print one AgentEvent per line (NDJSON) on stdout")
     .addHelpText(
       "after",
       [
         "",
-        "The fork uses the built-in tools. Options not given are the recorded run's (limits, system prompt, folder,",
-        "permission mode and rules). Its trace lines carry parentSession; its first line forkedAt: { sessionId, seq }.",
+        "The fork uses the built-in tools. Options not given are the recorded run's (limits, system prompt, folder),",
+        "except permissions: they are this command line's, as for run (a trace can come from anywhere); the recorded",
+        "mode and allow rules are shown, not applied, and without permission flags the recorded ask and deny rules apply.",
+        "Its trace lines carry parentSession; its first line forkedAt: { sessionId, seq }.",
         "A seq inside a tool batch (parse_tool_call … execute_tool) keeps the model's recorded response and runs that",
         "batch again, live, under the fork's options. Exit codes are run's: 0 final_answer, 3 max_turns, 4 max_tool_calls,",
         "5 timeout, 6 permission_denied, 7 tool_error, 8 model_error, 130 user_abort, 2 usage error.",
@@ -243,16 +247,24 @@ async function forkAction(streams: IO, file: string | undefined, flags: ForkFlag
   const recorded = analyseRun(runs[(flags.run ?? runs.length) - 1] ?? runs[runs.length - 1], 0).options;
   const recordedCwd = recorded && existsSync(recorded.cwd) ? recorded.cwd : undefined;
   const logger = createLogger(resolveLogLevel(flags.logLevel, streams.env));
-  // The model and the folder are resolved like `run`'s (flags, environment, statecraft.config.json in the folder).
+  // The model, the folder and the permissions are resolved like `run`'s (flags, environment, statecraft.config.json
+  // in the folder as far as the folder is trusted, the user's config); the fork's trace is chosen below.
   const settings = resolveRunSettings(
     {
       ...(flags.cwd !== undefined ? { cwd: flags.cwd } : recordedCwd !== undefined ? { cwd: recordedCwd } : {}),
       ...(flags.model !== undefined ? { model: flags.model } : {}),
       ...(flags.baseUrl !== undefined ? { baseUrl: flags.baseUrl } : {}),
+      ...(flags.permissionMode !== undefined ? { permissionMode: flags.permissionMode } : {}),
+      ...(flags.allow ? { allow: flags.allow } : {}),
+      ...(flags.ask ? { ask: flags.ask } : {}),
+      ...(flags.deny ? { deny: flags.deny } : {}),
+      ...(flags.trustProject ? { trustProject: true } : {}),
+      trace: false,
     },
     streams.env,
     streams.cwd,
   );
+  for (const warning of settings.warnings) streams.stderr.write(`statecraft: ${warning}\n`);
   const created = await createModel(settings.model, logger);
   const json = flags.json === true;
   const noColor = flags.color === false;
@@ -279,12 +291,7 @@ async function forkAction(streams: IO, file: string | undefined, flags: ForkFlag
         onInterrupt: interrupt,
       })
     : undefined;
-  const rulesGiven = flags.permissionMode !== undefined || flags.allow || flags.ask || flags.deny;
-  const base = rulesGiven
-    ? { ...(flags.permissionMode ? { mode: flags.permissionMode } : {}), allow: flags.allow ?? [], ask: flags.ask ?? [], deny: flags.deny ?? [] }
-    : recorded
-      ? { mode: recorded.permissions.mode as PermissionMode, allow: recorded.permissions.allow, ask: recorded.permissions.ask, deny: recorded.permissions.deny }
-      : {};
+  const { base, recordedNote } = forkPermissions(settings.permissions, flags, recorded?.permissions);
   const permissions: PermissionOptions = { ...base, ...(prompter ? { onAsk: (request) => prompter.ask(request) } : {}) };
 
   const run = fork(session, {
@@ -304,7 +311,12 @@ async function forkAction(streams: IO, file: string | undefined, flags: ForkFlag
     ...(flags.trace === false ? { traceFile: false as const } : flags.trace !== undefined ? { traceFile: resolve(streams.cwd, flags.trace) } : {}),
   });
   const say = (text: string) => (json ? streams.stderr : streams.stdout).write(`${text}\n`);
-  say((json ? err : out).dim(`fork of session ${session.sessionId} at seq ${flags.at}: new session ${run.sessionId}, model ${created.description}`));
+  say(
+    (json ? err : out).dim(
+      `fork of session ${session.sessionId} at seq ${flags.at}: new session ${run.sessionId}, model ${created.description}, cwd ${settings.cwd}, permissions ${base.mode ?? "default"}`,
+    ),
+  );
+  if (recordedNote !== undefined) say((json ? err : out).yellow(recordedNote));
   const stopListening = listenForInterrupts((count) => {
     if (count === 1) return interrupt();
     prompter?.cancel();

@@ -41,7 +41,8 @@ export interface ForkStart {
 /**
  * Forks a recorded session: rebuilds the conversation as it stood at seq `at` and continues live as a new session
  * through the engine, with the given options (another model, system prompt, limits or permissions). Options not
- * given are the recorded run's (limits, system prompt, cwd, permission mode and rules); tools and the model must be
+ * given are the recorded run's (limits, system prompt, cwd, ask and deny rules), except the permission mode and allow
+ * rules, which are never inherited (without `permissions` the mode is "default"); tools and the model must be
  * given (the trace holds their schemas, not their code). Every trace line of the fork carries `parentSession`, its
  * first line `forkedAt: { sessionId, seq }`; it is written to the session's trace file unless `traceFile` says
  * otherwise. Returns a run like `query()`'s. A point that can't be forked from is an `AgentError` (`INVALID_OPTIONS`).
@@ -136,12 +137,9 @@ function inheritedOptions(o: NonNullable<RecordedRun["options"]>): Partial<Query
     timeoutMs: o.timeoutMs,
     ...(existsSync(o.cwd) ? { cwd: o.cwd } : {}),
     ...(o.systemPrompt !== undefined ? { systemPrompt: o.systemPrompt } : {}),
-    permissions: {
-      mode: o.permissions.mode as NonNullable<QueryOptions["permissions"]>["mode"],
-      allow: o.permissions.allow,
-      ask: o.permissions.ask,
-      deny: o.permissions.deny,
-    },
+    // Only the rules that restrict: a trace can come from anywhere, and its recorded mode (bypassPermissions) or allow
+    // rules would let the fork act without asking. The caller gives those, or the default mode applies.
+    permissions: { ask: o.permissions.ask, deny: o.permissions.deny },
   };
 }
 

@@ -11,6 +11,8 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
+/** An environment whose user config folder does not exist: the user's own settings stay out of these tests. */
+const noUser = { XDG_CONFIG_HOME: "/nonexistent/statecraft-tests" };
 const writeConfig = (config: unknown, folder = dir) => writeFileSync(join(folder, CONFIG_FILE_NAME), JSON.stringify(config));
 
 describe("resolveModel", () => {
@@ -127,12 +129,12 @@ describe("resolveRunSettings", () => {
       maxTurns: 3,
       timeout: 10,
       systemPrompt: "cfg",
-      trace: "traces/run.jsonl",
+      trace: ".agent/traces/run.jsonl",
       permissions: { mode: "plan", allow: ["read_file"], deny: ["bash(rm *)"] },
     });
     const settings = resolveRunSettings(
-      { cwd: ".", maxTurns: 5, timeout: 1.5, allow: ["bash(npm test)"], permissionMode: "acceptEdits", session: "s-1" },
-      {},
+      { cwd: ".", maxTurns: 5, timeout: 1.5, allow: ["bash(npm test)"], permissionMode: "acceptEdits", session: "s-1", trustProject: true },
+      noUser,
       dir,
     );
     expect(settings).toEqual({
@@ -142,9 +144,10 @@ describe("resolveRunSettings", () => {
       timeoutMs: 1500,
       systemPrompt: "cfg",
       sessionId: "s-1",
-      traceFile: join(dir, "traces/run.jsonl"),
+      traceFile: join(dir, ".agent/traces/run.jsonl"),
       permissions: { mode: "acceptEdits", allow: ["read_file", "bash(npm test)"], ask: [], deny: ["bash(rm *)"] },
       configFile: join(dir, CONFIG_FILE_NAME),
+      warnings: [],
     });
   });
 
@@ -152,12 +155,12 @@ describe("resolveRunSettings", () => {
     const project = join(dir, "project");
     mkdirSync(project);
     writeConfig({ model: "in-project" }, project);
-    expect(resolveRunSettings({ cwd: "project" }, {}, dir).model).toMatchObject({ model: "in-project" });
-    expect(() => resolveRunSettings({}, {}, dir)).toThrow(UsageError);
+    expect(resolveRunSettings({ cwd: "project" }, noUser, dir).model).toMatchObject({ model: "in-project" });
+    expect(() => resolveRunSettings({}, noUser, dir)).toThrow(UsageError);
   });
 
   it("--trace is resolved against the invocation folder and --no-trace turns the trace off", () => {
-    const env = { STATECRAFT_MODEL: "m" };
+    const env = { ...noUser, STATECRAFT_MODEL: "m" };
     expect(resolveRunSettings({ trace: "t.jsonl" }, env, dir).traceFile).toBe(join(dir, "t.jsonl"));
     expect(resolveRunSettings({ trace: false }, env, dir).traceFile).toBe(false);
     expect(resolveRunSettings({}, env, dir).traceFile).toBeUndefined();
@@ -165,7 +168,7 @@ describe("resolveRunSettings", () => {
 
   it("a --cwd that does not exist or is a file is a usage error", () => {
     writeFileSync(join(dir, "file.txt"), "x");
-    expect(() => resolveRunSettings({ cwd: "missing" }, { STATECRAFT_MODEL: "m" }, dir)).toThrow(/--cwd: folder .*missing does not exist/);
-    expect(() => resolveRunSettings({ cwd: "file.txt" }, { STATECRAFT_MODEL: "m" }, dir)).toThrow(/is not a folder/);
+    expect(() => resolveRunSettings({ cwd: "missing" }, { ...noUser, STATECRAFT_MODEL: "m" }, dir)).toThrow(/--cwd: folder .*missing does not exist/);
+    expect(() => resolveRunSettings({ cwd: "file.txt" }, { ...noUser, STATECRAFT_MODEL: "m" }, dir)).toThrow(/is not a folder/);
   });
 });

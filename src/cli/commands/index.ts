@@ -4,9 +4,10 @@ import { demoCommand } from "./demo.js";
 import { inspectCommand } from "./inspect.js";
 import { runCommand } from "./run.js";
 import { traceCommand } from "./trace.js";
+import { trustCommand } from "./trust.js";
 
 /**
  * The subcommands of `statecraft`, in the order `--help` lists them. A new command is a file in this folder that
  * exports a `CliCommand`, added here
  */
-export const COMMANDS: readonly CliCommand[] = [runCommand, chatCommand, demoCommand, traceCommand, inspectCommand];
+export const COMMANDS: readonly CliCommand[] = [runCommand, chatCommand, demoCommand, traceCommand, inspectCommand, trustCommand];

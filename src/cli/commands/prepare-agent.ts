@@ -21,6 +21,8 @@ export interface PreparedAgent {
  */
 export async function prepareAgent(flags: RunFlags, io: CliIO, logger: Logger): Promise<PreparedAgent> {
   const settings = resolveRunSettings(flags, io.env, io.cwd);
+  // What an untrusted project asked for and did not get is said, never dropped silently.
+  for (const warning of settings.warnings) io.stderr.write(`statecraft: ${warning}\n`);
   logger.debug(
     {
       cwd: settings.cwd,
@@ -30,7 +32,7 @@ export async function prepareAgent(flags: RunFlags, io: CliIO, logger: Logger): 
     "settings resolved",
   );
   const created = await createModel(settings.model, logger);
-  const { model: _model, configFile: _configFile, ...params } = settings;
+  const { model: _model, configFile: _configFile, warnings: _warnings, ...params } = settings;
   return { settings, params, created, tools: builtinTools() };
 }
 

@@ -11,8 +11,11 @@ export const CLI = fileURLToPath(new URL("../../../dist/cli/main.js", import.met
 /** Variables that would change what the CLI does; tests start from an environment without them. */
 const CONTROLLED = ["OPENAI_API_KEY", "OPENAI_BASE_URL", "STATECRAFT_MODEL", "STATECRAFT_LOG_LEVEL", "NO_COLOR", "FORCE_COLOR", "TMPDIR"];
 
+/** Where the CLI looks for the user's config (and trusted folders) unless a test says: a folder that never exists. */
+export const NO_USER_CONFIG = join(tmpdir(), "statecraft-tests-no-user-config");
+
 export function cliEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env };
+  const env: NodeJS.ProcessEnv = { ...process.env, XDG_CONFIG_HOME: NO_USER_CONFIG };
   for (const name of CONTROLLED) delete env[name];
   for (const [name, value] of Object.entries(extra)) {
     if (value === undefined) delete env[name];
