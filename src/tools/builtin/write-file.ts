@@ -1,7 +1,8 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { defineTool, type ToolDefinition } from "../define-tool.js";
-import { confinePath } from "../confine.js";
+import { confinePath, resolveRoots } from "../confine.js";
+import { protectedPathMessage, protectedRuleFor } from "../protected-paths.js";
 import { checkBuiltinOptions, failure, rootsOf, type BuiltinToolOptions } from "./options.js";
 import { errorCode } from "./text-file.js";
 
@@ -32,8 +33,13 @@ export function writeFileTool(options: BuiltinToolOptions = {}): ToolDefinition<
     permissionSubject: (input) => input.path,
     permissionSubjectKind: "path",
     async execute(input, context) {
-      const target = confinePath(input.path, rootsOf(context, options));
+      const roots = rootsOf(context, options);
+      const target = confinePath(input.path, roots);
       if (!target.ok) return failure(target.message);
+      // The policy refuses these first; checked again here, as the file is opened, for any way around it.
+      const { workspace, additional } = resolveRoots(roots);
+      const protectedBy = protectedRuleFor(input.path, context.cwd, [workspace, ...additional]);
+      if (protectedBy) return failure(protectedPathMessage("write_file", target.display, protectedBy));
       let existed = false;
       try {
         const stat = await fs.stat(target.path);
