@@ -19,13 +19,13 @@ function newestMtime(dir: string): number {
  * package by its name use the built package, exactly as a user gets it.
  */
 export default function setup(): () => void {
+  const built = join(root, "dist", "index.js");
+  if (!existsSync(built) || statSync(built).mtimeMs < newestMtime(join(root, "src"))) {
+    execFileSync(process.execPath, [join(root, "scripts", "build.mjs")], { cwd: root, stdio: "inherit" });
+  }
   // The statecraft folder (the key that signs session rules) of the whole suite, its workers and the CLIs they
   // start: a temp folder, never the user's ~/.config/statecraft.
   const home = mkdtempSync(join(tmpdir(), "statecraft-home-"));
   process.env.STATECRAFT_HOME = home;
-  const teardown = () => rmSync(home, { recursive: true, force: true });
-  const built = join(root, "dist", "index.js");
-  if (existsSync(built) && statSync(built).mtimeMs >= newestMtime(join(root, "src"))) return teardown;
-  execFileSync(process.execPath, [join(root, "scripts", "build.mjs")], { cwd: root, stdio: "inherit" });
-  return teardown;
+  return () => rmSync(home, { recursive: true, force: true });
 }
