@@ -41,6 +41,7 @@ export {
   type BashInput,
 } from "./tools/builtin/index.js";
 export { confinePath, resolveRealPath, type ConfinedPath, type WorkspaceRoots } from "./tools/confine.js";
+export { AGENT_DIR, PROJECT_CONFIG_FILE, PROTECTED_RULES, protectedRuleFor } from "./tools/protected-paths.js";
 export { runInProcessGroup, killProcessGroup, type ProcessGroupOptions, type ProcessGroupOutcome } from "./tools/process.js";
 export { createPermissionPolicy } from "./permissions/policy.js";
 export { parseRule, type PermissionRule } from "./permissions/rules.js";
