@@ -42,6 +42,7 @@ export {
 } from "./tools/builtin/index.js";
 export { confinePath, resolveRealPath, type ConfinedPath, type WorkspaceRoots } from "./tools/confine.js";
 export { ConfinementError, openConfinedDir, openConfinedFile, type DirRef, type OpenMode, type OpenTarget, type OpenedFile } from "./tools/confined-open.js";
+export { AGENT_DIR, PROJECT_CONFIG_FILE, PROTECTED_RULES, protectedRuleFor } from "./tools/protected-paths.js";
 export { runInProcessGroup, killProcessGroup, type ProcessGroupOptions, type ProcessGroupOutcome } from "./tools/process.js";
 export { createPermissionPolicy } from "./permissions/policy.js";
 export { parseRule, type PermissionRule } from "./permissions/rules.js";

@@ -107,6 +107,7 @@ async function* runEngine(
   if (inspector && inspected) input.deps.permissions = askThroughInspector(input.deps.permissions, inspector, inspected);
   const logger = options.logger ?? defaultLogger();
   const reportWriteFailure = (error: Error) => logger.error({ err: error.message, sessionId: input.sessionId }, "statecraft: trace write failed");
+  input.deps.warn = (message) => logger.warn({ sessionId: input.sessionId }, `statecraft: ${message}`);
   const secrets = secretValues();
 
   // The event bridge: observers push, the generator pulls.

@@ -20,8 +20,11 @@ export interface PermissionDecision extends PermissionRecord {
 
 /** What ask_permission settled for one call. */
 export type PermissionStep =
-  /** Decided by the policy or a person; `input` is set when `beforeToolCall` edited it (the decision covers it). */
-  | { toolCallId: string; kind: "decided"; decision: PermissionDecision; input?: unknown }
+  /**
+   * Decided by the policy or a person; `input` is set when `beforeToolCall` edited it (the decision covers it);
+   * `subject` is what the decision saw (execute_tool re-checks the call against it as it starts).
+   */
+  | { toolCallId: string; kind: "decided"; decision: PermissionDecision; input?: unknown; subject?: string }
   /** `beforeToolCall` blocked the call: the model gets the reason as its error result. */
   | { toolCallId: string; kind: "blocked"; reason: string }
   /** `beforeToolCall` threw, or its edited input is invalid: the call gets an error result, the others go on. */
@@ -30,7 +33,7 @@ export type PermissionStep =
 const ANSWERS: readonly PermissionAnswer[] = ["allow", "deny", "allow_always"];
 
 /**
- * Decides every call of a response before any of them runs, in call order: `beforeToolCall` first (block, or edit the
+ * Decides every call of a response before any of them runs (execute_tool decides each again as it starts), in call order: `beforeToolCall` first (block, or edit the
  * input, which is validated again), then the policy, then (for calls the policy asks about) `onAsk`, bound to that
  * call's id and exact input. Without `onAsk` an asked call is denied. After the first deny the rest are not asked:
  * nothing of that response will run.
@@ -69,14 +72,20 @@ export async function askPermission(input: AskPermissionInput, signal: AbortSign
         edited = true;
       }
     }
-    const decision = await decide(call, tool, input, signal, report);
-    steps.push({ toolCallId: call.id, kind: "decided", decision, ...(edited ? { input: call.input } : {}) });
+    const { decision, subject } = await decide(call, tool, input, signal, report);
+    steps.push({ toolCallId: call.id, kind: "decided", decision, ...(edited ? { input: call.input } : {}), ...(subject !== undefined ? { subject } : {}) });
     if (decision.decision === "deny") break;
   }
   return steps;
 }
 
-async function decide(call: ToolCall, tool: AnyTool, input: AskPermissionInput, signal: AbortSignal, report: Report): Promise<PermissionDecision> {
+async function decide(
+  call: ToolCall,
+  tool: AnyTool,
+  input: AskPermissionInput,
+  signal: AbortSignal,
+  report: Report,
+): Promise<{ decision: PermissionDecision; subject?: string }> {
   const verdict = input.policy.evaluate(tool, call.input);
   let record: PermissionDecision;
   if (verdict.kind === "allow") {
@@ -106,5 +115,5 @@ async function decide(call: ToolCall, tool: AnyTool, input: AskPermissionInput, 
     if (answer === "deny") record.reason = `${call.name} was denied when asked`;
   }
   if (verdict.rule !== undefined && record.by === "rule") record.rule = verdict.rule;
-  return record;
+  return { decision: record, subject: verdict.subject };
 }

@@ -28,6 +28,8 @@ export interface BuildContextInput {
   usageAnchor?: UsageAnchor;
   /** After a context overflow: compact now, keeping at most this many recent tokens. */
   compactNow?: number;
+  /** Hears about transcript lines ignored as not written by the engine (forged allow rules). */
+  warn?: (message: string) => void;
 }
 
 export interface BuiltContext {
@@ -50,7 +52,7 @@ export async function buildContext(input: BuildContextInput, signal: AbortSignal
   if (input.first) {
     const loaded = input.history
       ? { messages: [...input.history], allowRules: [] as string[] }
-      : loadTranscript(input.cwd, input.sessionId);
+      : loadTranscript(input.cwd, input.sessionId, input.warn);
     const messages: Message[] = [];
     if (input.systemPrompt) messages.push({ role: "system", content: input.systemPrompt });
     for (const m of historyForModel(loaded.messages)) if (m.role !== "system") messages.push(m);

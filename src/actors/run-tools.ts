@@ -3,14 +3,24 @@ import { AgentError, toAgentError } from "../errors/agent-error.js";
 import type { AgentEvent } from "../events.js";
 import { callHook, type AgentHooks } from "../hooks.js";
 import type { ToolCall, ToolResult } from "../models/messages.js";
+import { recheckDecision, type DecidedCall } from "../permissions/recheck.js";
+import type { PermissionPolicy } from "../permissions/types.js";
 import type { AnyTool, RunInfo, ToolOutput } from "../tools/define-tool.js";
 import { truncateMiddle } from "../tools/truncate.js";
 import { abortable } from "../util/abortable.js";
 import type { Report } from "./report.js";
 
 export interface RunToolsInput {
-  /** Allowed calls of one response, in call order, with their validated input in `call.input`. */
-  calls: ReadonlyArray<{ call: ToolCall; tool: AnyTool }>;
+  /**
+   * Allowed calls of one response, in call order, with their validated input in `call.input` and what their
+   * permission decision saw (`decided`).
+   */
+  calls: ReadonlyArray<{ call: ToolCall; tool: AnyTool; decided?: DecidedCall }>;
+  /**
+   * Decides each call with a `decided` again as it starts (earlier calls of the response may have changed the file
+   * system since). Absent, calls run as decided: a replay plays recorded results and touches no file.
+   */
+  policy?: PermissionPolicy;
   cwd: string;
   afterToolCall?: AgentHooks["afterToolCall"];
   /** What subagent tools inherit from this run (their events are relayed up through this batch's reports). */
@@ -41,12 +51,12 @@ export async function runTools(batch: RunToolsInput, signal: AbortSignal, report
   // Every call of a parallel group listens on the batch's signal; a large group is not a listener leak.
   if (input.calls.length > 1) setMaxListeners(0, signal);
   const announced = startingAtOnce(input.calls);
-  let group: Array<{ call: ToolCall; tool: AnyTool; index: number }> = [];
+  let group: Array<RunToolsInput["calls"][number] & { index: number }> = [];
   const flush = async () => {
     if (group.length === 0) return;
     const running = group;
     group = [];
-    await Promise.all(running.map((entry) => runOne(entry.call, entry.tool, input, signal, report, entry.index >= announced)));
+    await Promise.all(running.map((entry) => runOne(entry, input, signal, report, entry.index >= announced)));
   };
   for (let index = 0; index < input.calls.length; index++) {
     const entry = input.calls[index];
@@ -57,22 +67,27 @@ export async function runTools(batch: RunToolsInput, signal: AbortSignal, report
     }
     // Only a group waits: the first call starts before the first await.
     if (group.length > 0) await flush();
-    await runOne(entry.call, entry.tool, input, signal, report, index >= announced);
+    await runOne(entry, input, signal, report, index >= announced);
   }
   await flush();
 }
 
 async function runOne(
-  call: ToolCall,
-  tool: AnyTool,
+  entry: RunToolsInput["calls"][number],
   input: RunToolsInput & { run: RunInfo },
   runSignal: AbortSignal,
   report: Report,
   reportStart: boolean,
 ): Promise<void> {
+  const { call, tool } = entry;
   if (runSignal.aborted) return;
   if (reportStart) report({ type: "tool.started", call });
   const started = performance.now();
+  const changed = recheck(entry, input.policy);
+  if (changed) {
+    report({ type: "tool.finished", id: call.id, error: changed, durationMs: performance.now() - started });
+    return;
+  }
   const timeout = tool.timeoutMs === undefined ? undefined : AbortSignal.timeout(tool.timeoutMs);
   const signal = timeout ? AbortSignal.any([runSignal, timeout]) : runSignal;
   let result: ToolResult;
@@ -111,6 +126,23 @@ async function runOne(
     }
   }
   report({ type: "tool.finished", id: call.id, result, durationMs: performance.now() - started });
+}
+
+/** The call's decision taken again now, as it starts: an error saying why it may no longer run, or undefined. */
+function recheck(entry: RunToolsInput["calls"][number], policy: PermissionPolicy | undefined): AgentError | undefined {
+  if (!policy || !entry.decided) return undefined;
+  let why: string | undefined;
+  try {
+    why = recheckDecision(policy, entry.tool, entry.call.input, entry.decided);
+  } catch (error) {
+    why = `the permission check failed: ${(error as Error).message}`;
+  }
+  if (why === undefined) return undefined;
+  return new AgentError(
+    "PERMISSION_DENIED",
+    `permission re-checked as ${entry.tool.name} started: ${why}. It was allowed before the earlier calls of this response ran, ` +
+      `and what it touches has changed since; ${entry.tool.name} was not run`,
+  );
 }
 
 function relayTo(report: Report): (event: AgentEvent) => void {

@@ -37,6 +37,8 @@ export interface CallRecord {
   /** A tool error that ends the run (`TOOL_FATAL`). */
   fatal?: boolean;
   permission?: PermissionRecord;
+  /** What the permission decision saw (the real path, the command): execute_tool re-checks the call against it. */
+  subject?: string;
   /** What `beforeToolCall` did to the call. */
   hook?: "blocked" | "edited";
   result?: ToolResult;
@@ -58,6 +60,8 @@ export interface EngineDeps {
   summarize?: Summarize;
   /** Where a subagent's events go: up to the parent run's caller. */
   relay?: (event: EngineEmitted) => void;
+  /** Where warnings go (the run's logger): e.g. a transcript line the engine did not write, ignored. */
+  warn?: (message: string) => void;
 }
 
 /** Messages waiting to enter the conversation. */

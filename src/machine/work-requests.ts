@@ -26,6 +26,7 @@ export function buildContextInput(context: EngineContext): BuildContextInput {
     keepRecentTokens: context.loop.keepRecentTokens,
     ...(context.call.usageAnchor ? { usageAnchor: context.call.usageAnchor } : {}),
     ...(context.call.compactNow !== undefined ? { compactNow: context.call.compactNow } : {}),
+    ...(context.deps.warn ? { warn: context.deps.warn } : {}),
   };
 }
 
@@ -53,9 +54,21 @@ export function askPermissionInput(context: EngineContext): AskPermissionInput {
   };
 }
 
+/** The allowed calls with what their decisions saw, so each can be decided again as it starts. */
+function allowedCalls(context: EngineContext): RunToolsInput["calls"] {
+  const calls: Array<RunToolsInput["calls"][number]> = [];
+  for (const record of context.batch) {
+    if (record.status !== "allowed") continue;
+    const decided = record.permission ? { by: record.permission.by, ...(record.subject !== undefined ? { subject: record.subject } : {}) } : undefined;
+    calls.push({ call: record.call, tool: context.deps.tools.get(record.call.name)!, ...(decided ? { decided } : {}) });
+  }
+  return calls;
+}
+
 export function runToolsInput(context: EngineContext): RunToolsInput {
   return {
-    calls: callsWith(context, "allowed"),
+    calls: allowedCalls(context),
+    ...(context.deps.policy ? { policy: context.deps.policy } : {}),
     cwd: context.run.cwd,
     ...(context.deps.hooks.afterToolCall ? { afterToolCall: context.deps.hooks.afterToolCall } : {}),
     run: {

@@ -1,5 +1,6 @@
 import { AgentError } from "../errors/agent-error.js";
 import type { AnyTool } from "../tools/define-tool.js";
+import { PROTECTED_WHY, protectedRuleFor } from "../tools/protected-paths.js";
 import { allowingRules, matchesAnyPart } from "./match.js";
 import { checkMode, modeVerdict, planModeDenial } from "./modes.js";
 import { escapeGlob, escapeWildcard, parseRule, type PermissionRule } from "./rules.js";
@@ -60,7 +61,8 @@ function exactRule(tool: AnyTool, subject: RuleSubject): string {
 }
 
 /**
- * The permission policy of a run. Precedence: deny rules, then `plan` mode's read-only limit, then ask rules, then
+ * The permission policy of a run. Precedence: protected paths (write tools never touch `.agent/`,
+ * `statecraft.config.json` or the statecraft folder), then deny rules, then `plan` mode's read-only limit, then ask rules, then
  * allow rules, then the mode. `sessionRules` are allow rules earlier `allow_always` answers of this session added;
  * `context.cwd` is the workspace path rules are relative to (default `process.cwd()`). Invalid options throw
  * `INVALID_OPTIONS` naming the rule and the syntax.
@@ -83,6 +85,12 @@ export function createPermissionPolicy(
     const subjectText = describeSubject(subject);
     const about = subjectText === undefined ? {} : { subject: subjectText };
 
+    // Built in, before every rule and mode: what the engine trusts (its state, the project config) is not the
+    // agent's to write.
+    if (tool.risk === "write" && subject.kind === "path") {
+      const rule = protectedRuleFor(subject.input, cwdOf(override));
+      if (rule) return { kind: "deny", by: "rule", rule, reason: `${callInWords(tool, subject)} is denied by rule ${rule}: ${PROTECTED_WHY}`, ...about };
+    }
     const denied = deny.find((rule) => matchesAnyPart(rule, tool.name, subject));
     if (denied) {
       return { kind: "deny", by: "rule", rule: denied.text, reason: `${callInWords(tool, subject)} is denied by rule ${denied.text}`, ...about };

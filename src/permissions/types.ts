@@ -69,7 +69,8 @@ export interface PolicyContext {
 export interface PermissionPolicy {
   readonly mode: PermissionMode;
   /**
-   * Decides a call from rules and mode alone; never asks anyone. Precedence: deny rules, then (in `plan` mode)
+   * Decides a call from rules and mode alone; never asks anyone. Precedence: protected paths (a write tool on
+   * `.agent/`, `statecraft.config.json` or the statecraft folder is denied, `by: "rule"`), deny rules, then (in `plan` mode)
    * the read-only limit, then ask rules, then allow rules, then the mode. `context` overrides the policy's own.
    */
   evaluate(tool: AnyTool, input: unknown, context?: PolicyContext): PolicyVerdict;

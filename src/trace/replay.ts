@@ -246,7 +246,12 @@ class RunReplay {
 
     const machine = engineMachine.provide({
       actors: {
-        effects: effectsActor({ ...defaultEffects, buildContext: (input, signal) => this.playBuild(input, signal) }),
+        effects: effectsActor({
+          ...defaultEffects,
+          buildContext: (input, signal) => this.playBuild(input, signal),
+          // Recorded results are played, no file is touched: nothing to decide again (a recorded re-check is a result).
+          runTools: ({ policy: _replayed, ...input }, signal, report) => defaultEffects.runTools(input, signal, report),
+        }),
       },
       guards: { timedOut: () => this.expired },
       delays: { runDeadline: DEADLINE_MARKER },

@@ -1,14 +1,17 @@
 import type { EngineObserver } from "../machine/observe.js";
 import { isoTime } from "./iso-time.js";
 import { JsonlWriter } from "./jsonl-writer.js";
-import { redactLine } from "./redact.js";
+import { redactLine, redactText } from "./redact.js";
+import { sessionKey, signAllowRule } from "./session-key.js";
 import { transcriptPath, type TranscriptEntry } from "./transcript.js";
 
 /**
  * Appends the conversation's new messages to `.agent/sessions/<sessionId>.jsonl` as they join it, and the allow
- * rules `allow_always` answers added. The system prompt is an option of each run, not part of the conversation.
+ * rules `allow_always` answers added, each signed with the user's session key so a later run can tell them from lines
+ * something else wrote. The system prompt is an option of each run, not part of the conversation.
  * Lines are redacted like the trace's: a later run of the session reads the conversation back with `[REDACTED]` in
- * place of each secret, since the file is what anyone with the project folder can read.
+ * place of each secret, since the file is what anyone with the project folder can read. A rule is signed as it is
+ * stored (redacted), so the signature still holds when it is read back.
  */
 export function transcriptWriter(options: {
   cwd: string;
@@ -25,6 +28,15 @@ export function transcriptWriter(options: {
   // Most states add nothing: the time is only read once a state has a line to stamp (the same for all its lines).
   let stamp: string | undefined;
   const time = () => (stamp ??= isoTime());
+  const signature = (rule: string): { sig?: string } => {
+    try {
+      return { sig: signAllowRule(sessionKey(), options.cwd, options.sessionId, rule) };
+    } catch (error) {
+      // Unsigned, the rule still holds for this run; later runs ignore it (with a warning) and ask again.
+      options.onError(new Error(`could not sign the allow rule ${rule}: ${(error as Error).message}`));
+      return {};
+    }
+  };
   return {
     state({ context, state, event }) {
       if (state === "build_context") return;
@@ -51,7 +63,12 @@ export function transcriptWriter(options: {
         write({ type: "message", time: time(), message });
       }
       const added = context.deps.policy?.sessionRules;
-      if (added) for (; rules < added.length; rules++) write({ type: "allow_rule", time: time(), rule: added[rules] });
+      if (added) {
+        for (; rules < added.length; rules++) {
+          const rule = redactText(added[rules], options.secrets);
+          write({ type: "allow_rule", time: time(), rule, ...signature(rule) });
+        }
+      }
       if (state === "done") out.flush();
     },
     close: () => out.close(),

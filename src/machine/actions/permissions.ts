@@ -30,6 +30,7 @@ export function recordPermissions(context: EngineContext, steps: readonly Permis
     const { reason, ...permission } = step.decision;
     const decision = step.decision;
     record.permission = permission;
+    if (step.subject !== undefined) record.subject = step.subject;
     if (decision.decision === "deny") {
       record.status = "denied";
       record.result = { content: `Permission denied: ${reason ?? "denied"}. ${record.call.name} was not run.`, isError: true };

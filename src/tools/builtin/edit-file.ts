@@ -1,8 +1,9 @@
 import type { Stats } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
 import { defineTool, type ToolDefinition, type ToolOutput } from "../define-tool.js";
-import { confinePath } from "../confine.js";
+import { confinePath, resolveRoots } from "../confine.js";
 import { ConfinementError, openConfinedFile, replaceContent } from "../confined-open.js";
+import { protectedPathMessage, protectedRuleFor } from "../protected-paths.js";
 import { checkBuiltinOptions, failure, rootsOf, type BuiltinToolOptions } from "./options.js";
 import { errorCode, looksBinary } from "./text-file.js";
 
@@ -63,8 +64,13 @@ export function editFileTool(options: BuiltinToolOptions = {}): ToolDefinition<E
     permissionSubject: (input) => input.path,
     permissionSubjectKind: "path",
     async execute(input, context) {
-      const target = confinePath(input.path, rootsOf(context, options));
+      const roots = rootsOf(context, options);
+      const target = confinePath(input.path, roots);
       if (!target.ok) return failure(target.message);
+      // The policy refuses these first; checked again here, as the file is opened, for any way around it.
+      const { workspace, additional } = resolveRoots(roots);
+      const protectedBy = protectedRuleFor(input.path, context.cwd, [workspace, ...additional]);
+      if (protectedBy) return failure(protectedPathMessage("edit_file", target.display, protectedBy));
       if (input.old_string === input.new_string) return failure("old_string and new_string are the same; nothing to change.");
       let opened;
       try {

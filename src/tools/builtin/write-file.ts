@@ -1,6 +1,7 @@
 import { defineTool, type ToolDefinition } from "../define-tool.js";
-import { confinePath } from "../confine.js";
+import { confinePath, resolveRoots } from "../confine.js";
 import { ConfinementError, openConfinedFile, replaceContent } from "../confined-open.js";
+import { protectedPathMessage, protectedRuleFor } from "../protected-paths.js";
 import { checkBuiltinOptions, failure, rootsOf, type BuiltinToolOptions } from "./options.js";
 import { errorCode } from "./text-file.js";
 
@@ -31,8 +32,13 @@ export function writeFileTool(options: BuiltinToolOptions = {}): ToolDefinition<
     permissionSubject: (input) => input.path,
     permissionSubjectKind: "path",
     async execute(input, context) {
-      const target = confinePath(input.path, rootsOf(context, options));
+      const roots = rootsOf(context, options);
+      const target = confinePath(input.path, roots);
       if (!target.ok) return failure(target.message);
+      // The policy refuses these first; checked again here, as the file is opened, for any way around it.
+      const { workspace, additional } = resolveRoots(roots);
+      const protectedBy = protectedRuleFor(input.path, context.cwd, [workspace, ...additional]);
+      if (protectedBy) return failure(protectedPathMessage("write_file", target.display, protectedBy));
       let opened;
       try {
         // Opened without truncating: a refused file (hard-linked, swapped for a symlink) is left as it was.

@@ -1,0 +1,95 @@
+import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { mkdirSync, openSync, readFileSync, realpathSync, writeSync, closeSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { statecraftHome } from "../util/statecraft-home.js";
+
+/**
+ * The key that signs the allow rules a session keeps (`allow_rule` transcript lines). It lives in the statecraft
+ * folder, outside every workspace, so an agent that can write its own transcript still can't forge a rule: a line
+ * without a valid signature is ignored. One key per user, made on first use, readable by the user alone (0600).
+ */
+export const SESSION_KEY_FILE = "session-key";
+
+const KEY_HEX = /^[0-9a-f]{64}$/;
+const SIGNATURE_PREFIX = "hmac-sha256:";
+
+/** Where the key is: `<statecraft folder>/session-key` (`$STATECRAFT_HOME`, `$XDG_CONFIG_HOME/statecraft`, `~/.config/statecraft`). */
+export function sessionKeyPath(): string {
+  return join(statecraftHome(), SESSION_KEY_FILE);
+}
+
+function errorCode(error: unknown): string | undefined {
+  return (error as NodeJS.ErrnoException | undefined)?.code;
+}
+
+function readKey(file: string): Buffer | undefined {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8").trim();
+  } catch (error) {
+    if (errorCode(error) === "ENOENT") return undefined;
+    throw new Error(`cannot read the session key ${file}: ${(error as Error).message}`);
+  }
+  if (!KEY_HEX.test(text)) {
+    throw new Error(`the session key ${file} is damaged (it must be 64 hex digits); delete it and a new one is made (rules kept by earlier sessions are then asked again)`);
+  }
+  return Buffer.from(text, "hex");
+}
+
+/**
+ * The key, or undefined when none was made yet (nothing can have been signed). Throws when it can't be read. Read
+ * each time, not cached: it is needed once per run that loads or adds a rule, and a replaced key counts at once.
+ */
+export function existingSessionKey(): Buffer | undefined {
+  return readKey(sessionKeyPath());
+}
+
+/** The key, made (0600, in a 0700 folder) when there is none yet. Throws an error naming the file when it can't. */
+export function sessionKey(): Buffer {
+  const existing = existingSessionKey();
+  if (existing) return existing;
+  const file = sessionKeyPath();
+  try {
+    mkdirSync(statecraftHome(), { recursive: true, mode: 0o700 });
+    // `wx`: two processes making the key at once don't overwrite each other's; the loser reads the winner's.
+    const fd = openSync(file, "wx", 0o600);
+    try {
+      writeSync(fd, `${randomBytes(32).toString("hex")}\n`);
+    } finally {
+      closeSync(fd);
+    }
+  } catch (error) {
+    if (errorCode(error) !== "EEXIST") {
+      throw new Error(`cannot create the session key ${file}: ${(error as Error).message}; set STATECRAFT_HOME to a folder you can write`);
+    }
+  }
+  const key = readKey(file);
+  if (!key) throw new Error(`cannot create the session key ${file}: it vanished as it was made`);
+  return key;
+}
+
+function workspaceOf(cwd: string): string {
+  try {
+    return realpathSync.native(resolve(cwd));
+  } catch {
+    return resolve(cwd);
+  }
+}
+
+/** What a signature covers: this rule, in this session, of this workspace (a line copied elsewhere is void). */
+function signed(key: Buffer, cwd: string, sessionId: string, rule: string): Buffer {
+  return createHmac("sha256", key).update(JSON.stringify(["statecraft allow_rule 1", workspaceOf(cwd), sessionId, rule])).digest();
+}
+
+/** The `sig` of an `allow_rule` line. */
+export function signAllowRule(key: Buffer, cwd: string, sessionId: string, rule: string): string {
+  return SIGNATURE_PREFIX + signed(key, cwd, sessionId, rule).toString("hex");
+}
+
+/** Whether `sig` is this rule's signature for this session and workspace. */
+export function verifyAllowRule(key: Buffer, cwd: string, sessionId: string, rule: string, sig: unknown): boolean {
+  if (typeof sig !== "string" || !sig.startsWith(SIGNATURE_PREFIX)) return false;
+  const given = Buffer.from(sig.slice(SIGNATURE_PREFIX.length), "hex");
+  const expected = signed(key, cwd, sessionId, rule);
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}

@@ -1,0 +1,16 @@
+import os from "node:os";
+import path from "node:path";
+
+/**
+ * The user's statecraft folder, outside every workspace: `$STATECRAFT_HOME`, else `$XDG_CONFIG_HOME/statecraft`,
+ * else `~/.config/statecraft`. It holds what an agent must not be able to write (the key that signs session rules),
+ * so it is read from the environment each time (tests point it at a temp folder).
+ */
+export function statecraftHome(env: NodeJS.ProcessEnv = process.env): string {
+  const own = env.STATECRAFT_HOME;
+  if (own !== undefined && own !== "") return path.resolve(own);
+  const xdg = env.XDG_CONFIG_HOME;
+  // The XDG spec ignores a relative XDG_CONFIG_HOME.
+  if (xdg !== undefined && path.isAbsolute(xdg)) return path.join(xdg, "statecraft");
+  return path.join(os.homedir(), ".config", "statecraft");
+}
