@@ -1,13 +1,14 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { PERMISSION_MODES, type PermissionMode } from "../permissions/types.js";
+import { PROJECT_CONFIG_FILE } from "../tools/protected-paths.js";
 import { shellQuote } from "./denial-notice.js";
 import { checkDefaultTrace, checkProjectTrace } from "./project-trace.js";
 import type { RunFlags } from "./run-flags.js";
 import { UsageError } from "./usage-error.js";
 import { isTrustedFolder, USER_CONFIG_FILE_NAME, userConfigDir } from "./user-config.js";
 
-export const CONFIG_FILE_NAME = "statecraft.config.json";
+export const CONFIG_FILE_NAME = PROJECT_CONFIG_FILE;
 
 /** Where a setting came from, for logs and messages: "config" is the project's file, "user" the user's own. */
 export type SettingSource = "flag" | "env" | "config" | "user";

@@ -67,7 +67,8 @@ export function matchesAnyPart(rule: PermissionRule, toolName: string, subject: 
 
 /**
  * Allow rules: the rules that together allow the call, or undefined. A command needs every simple command in it
- * allowed (a rule whose exact text is the whole command also does); a path needs the file really touched (symlinks
+ * allowed, with or without its redirections (a rule whose exact text is the whole command also does); the policy
+ * only asks this of commands the shell analysis fully understood, with every redirection inside the workspace; a path needs the file really touched (symlinks
  * followed) to match.
  */
 export function allowingRules(rules: readonly PermissionRule[], toolName: string, subject: RuleSubject): PermissionRule[] | undefined {
@@ -93,7 +94,9 @@ export function allowingRules(rules: readonly PermissionRule[], toolName: string
       if (parts.length === 0) return undefined;
       const used: PermissionRule[] = [];
       for (const part of parts) {
-        const rule = patterned.find((r) => wildcard(r.pattern).test(part.text));
+        // Redirections are judged by where they go (see `allowBlocker`), so a rule may also match the words alone.
+        const words = part.args.map((word) => word.text).join(" ");
+        const rule = patterned.find((r) => wildcard(r.pattern).test(part.text) || wildcard(r.pattern).test(words));
         if (!rule) return undefined;
         if (!used.includes(rule)) used.push(rule);
       }

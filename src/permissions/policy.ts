@@ -4,6 +4,7 @@ import { PROTECTED_WHY, protectedRuleFor } from "../tools/protected-paths.js";
 import { allowingRules, matchesAnyPart } from "./match.js";
 import { checkMode, modeVerdict, planModeDenial } from "./modes.js";
 import { escapeGlob, escapeWildcard, parseRule, type PermissionRule } from "./rules.js";
+import { allowBlocker, shellAsk } from "./shell-verdict.js";
 import { describeSubject, subjectOf, type RuleSubject } from "./subject.js";
 import type { PermissionOptions, PermissionPolicy, PolicyContext, PolicyVerdict } from "./types.js";
 
@@ -62,8 +63,10 @@ function exactRule(tool: AnyTool, subject: RuleSubject): string {
 
 /**
  * The permission policy of a run. Precedence: protected paths (write tools never touch `.agent/`,
- * `statecraft.config.json` or the statecraft folder), then deny rules, then `plan` mode's read-only limit, then ask rules, then
- * allow rules, then the mode. `sessionRules` are allow rules earlier `allow_always` answers of this session added;
+ * `statecraft.config.json` or the statecraft folder), then deny rules, then `plan` mode's read-only limit, then (for
+ * commands) what the shell analysis asks about (a part it can't see into while a deny or ask rule exists, a protected
+ * path), then ask rules, then allow rules, then the mode. `sessionRules` are allow rules earlier `allow_always` answers
+ * of this session added;
  * `context.cwd` is the workspace path rules are relative to (default `process.cwd()`). Invalid options throw
  * `INVALID_OPTIONS` naming the rule and the syntax.
  */
@@ -97,15 +100,25 @@ export function createPermissionPolicy(
     }
     const planDenial = planModeDenial(mode, tool);
     if (planDenial) return { ...planDenial, ...about };
+    if (subject.kind === "command") {
+      const shell = shellAsk(subject, tool.name, mode, [...deny, ...ask]);
+      if (shell) return { kind: "ask", rule: shell.rule, reason: `${callInWords(tool, subject)}: ${shell.reason}`, ...about };
+    }
     const asked = ask.find((rule) => matchesAnyPart(rule, tool.name, subject));
     if (asked) return { kind: "ask", rule: asked.text, reason: `rule ${asked.text} asks before ${callInWords(tool, subject)}`, ...about };
-    const allowed = allowingRules(allow, tool.name, subject);
+    // A command allow rules can't vouch for (not fully understood, writing outside the workspace) goes to the mode.
+    const blocked = subject.kind === "command" ? allowBlocker(subject) : undefined;
+    // A plain `bash` rule allows every call whatever it says, so it needs no understanding of the command.
+    const allowed = allowingRules(blocked === undefined ? allow : allow.filter((rule) => rule.pattern === undefined), tool.name, subject);
     if (allowed) {
       const texts = allowed.map((rule) => rule.text);
       return { kind: "allow", by: "rule", rule: texts.join(", "), ...(texts.length > 1 ? { rules: texts } : {}), ...about };
     }
     const verdict = modeVerdict(mode, tool);
-    if (verdict.kind === "ask") return { ...verdict, reason: `${callInWords(tool, subject)}: ${verdict.reason}`, ...about };
+    if (verdict.kind === "ask") {
+      const why = blocked !== undefined && allow.some((rule) => rule.tool.toLowerCase() === tool.name.toLowerCase()) ? `allow rules don't apply (${blocked}); ` : "";
+      return { ...verdict, reason: `${callInWords(tool, subject)}: ${why}${verdict.reason}`, ...about };
+    }
     return { ...verdict, ...about };
   };
 

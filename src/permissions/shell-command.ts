@@ -1,14 +1,41 @@
-import { parse, type ParseEntry } from "shell-quote";
+import { withBashTree, type SyntaxNode } from "./bash-parser.js";
+import { basename, isWrapper, SHELLS, unwrapShell, unwrapWrapper, type Unwrapped } from "./shell-wrappers.js";
+import { shellWord, type ShellWord } from "./shell-words.js";
+
+export type { ShellWord } from "./shell-words.js";
+
+/** A redirection of one simple command (or of a group it is in). */
+export interface ShellRedirect {
+  /** The operator: `>`, `>>`, `<`, `&>`, `&>>`, `>|`, `<>`, `>&`, `<&`. */
+  operator: string;
+  /** The file it opens; undefined for a descriptor copy (`2>&1`, `<&-`). */
+  target?: ShellWord;
+  /** Whether it opens the file for writing. */
+  writes: boolean;
+  /** As written (`2>/dev/null`). */
+  text: string;
+}
 
 /** One simple command of a command line, as permission rules see it. */
 export interface ShellPart {
-  /** Its words joined by single spaces (quotes removed, `$VAR` kept as written). */
+  /** Its words joined by single spaces (quotes removed, `$VAR` kept as written), then its redirections. */
   text: string;
   /**
    * The same command with leading `VAR=value` assignments and wrappers (`sudo`, `env`, `nohup`, `timeout 5`…)
-   * removed, and with the program's bare name for `/bin/rm`-style paths: what deny and ask rules also look at.
+   * removed, without redirections, and with the program's bare name for `/bin/rm`-style paths: what deny and ask
+   * rules also look at.
    */
   aliases: string[];
+  /** Its words: assignments, the command name and its arguments. */
+  args: ShellWord[];
+  /** Its redirections, including those of a `{ …; }` group or subshell it is in. */
+  redirects: ShellRedirect[];
+  /**
+   * Set when the analysis could not fully understand this part (text the parser could not parse, a command name
+   * built by expansion, grammar it does not take apart): why, in words. No allow rule allows such a command, and
+   * deny and ask rules treat it as matching.
+   */
+  opaque?: string;
 }
 
 /** A command line split into every simple command that would run. */
@@ -16,237 +43,333 @@ export interface ShellCommand {
   /** The command as written, trimmed. */
   source: string;
   /**
-   * Top-level commands (split at `&&`, `||`, `;`, `|`, `&`, newlines, subshell parentheses) plus the commands
-   * inside `$( )`, backticks, `<( )`, `sh -c '…'` and `eval`.
+   * Every simple command: those of lists, pipelines, `if`/`while`/`until`/`for` bodies, `{ }` groups, subshells and
+   * function bodies, those inside `$( )`, backticks, `<( )` and heredocs, the commands wrappers run (`timeout 5 rm x`
+   * also has the part `rm x`) and the command lines shells and `eval` run.
    */
   parts: ShellPart[];
   /** Whether the line is exactly one simple command with nothing nested: `source` then is that command as written. */
   simple: boolean;
+  /** Why the line is not fully understood (the first opaque part's reason); undefined when it is. */
+  opaque?: string;
+  /** Whether it changes directory (`cd`, `pushd`, `popd`), so relative paths after that point elsewhere. */
+  changesDirectory: boolean;
 }
 
-/** Operators that end one simple command and start the next. */
-const SEPARATORS = new Set(["&&", "||", ";", ";;", "|", "|&", "&", "(", ")", "<(", ">("]);
-/** Words that run the rest of the line as a command. */
-const WRAPPERS = new Set(["sudo", "doas", "env", "command", "builtin", "exec", "nohup", "time", "nice", "ionice", "timeout", "stdbuf", "setsid"]);
-/** Wrapper options whose value is the next word (`sudo -u root rm …`). */
-const OPTIONS_WITH_VALUE: Record<string, readonly string[]> = {
-  sudo: ["-u", "-g", "-h", "-p", "-C", "-D", "-U", "-r", "-t", "-T", "--user", "--group", "--host", "--prompt", "--chdir"],
-  doas: ["-u", "-C"],
-  env: ["-u", "-C", "--unset", "--chdir"],
-  nice: ["-n", "--adjustment"],
-  ionice: ["-c", "-n", "-p", "--class", "--classdata"],
-  timeout: ["-s", "-k", "--signal", "--kill-after"],
-  stdbuf: ["-i", "-o", "-e"],
-  time: ["-f", "-o", "--format", "--output"],
-};
-const SHELLS = new Set(["sh", "bash", "zsh", "dash", "ksh", "fish"]);
-const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=/;
-/** Nesting deeper than this is not taken apart further; the nested text is then one opaque part. */
+/** Nesting deeper than this (`bash -c "bash -c …"`) is not followed; the nested text is then one opaque part. */
 const MAX_DEPTH = 8;
+/** Container statements whose named children are statements (or comments). */
+const CONTAINERS = new Set(["program", "list", "pipeline", "subshell", "do_group", "if_statement", "elif_clause", "else_clause", "while_statement", "negated_command"]);
+/** Builtins that change how later commands are found or run, or run strings of their own. */
+const OPAQUE_COMMANDS: Record<string, string> = {
+  alias: "alias changes what later command names mean",
+  hash: "hash changes which program a command name runs",
+  enable: "enable loads or switches builtins",
+  trap: "trap runs a command line later",
+  shopt: "shopt changes how the shell reads what follows",
+  coproc: "coproc is grammar the analysis does not take apart",
+  declare: "declare can evaluate arithmetic and change variables' meaning",
+  typeset: "typeset can evaluate arithmetic and change variables' meaning",
+  let: "let evaluates arithmetic, which can run commands through array subscripts",
+  mapfile: "mapfile can run a callback command",
+  readarray: "readarray can run a callback command",
+  bind: "bind can run commands",
+  complete: "complete can run commands",
+  fc: "fc runs commands from history",
+  parallel: "parallel builds command lines from its input",
+  su: "su runs a command line as another user",
+  runuser: "runuser runs a command line as another user",
+  sg: "sg runs a command line as another group",
+  script: "script runs a command line",
+  "systemd-run": "systemd-run starts commands the analysis does not follow",
+  nsenter: "nsenter starts commands the analysis does not follow",
+  firejail: "firejail starts commands the analysis does not follow",
+};
+const DIRECTORY_CHANGERS = new Set(["cd", "pushd", "popd"]);
+const WRITING = new Set([">", ">>", "&>", "&>>", ">|", "<>"]);
 
-interface Scanned {
-  /** The line with substitutions replaced by placeholders, unquoted newlines by `;`, comments removed. */
-  outer: string;
-  /** The original text of each placeholder, by index. */
-  substitutions: string[];
-  /** Command text inside each substitution. */
-  nested: string[];
+interface Walk {
+  parts: ShellPart[];
+  depth: number;
+  changesDirectory: boolean;
+  /** Parts found inside substitutions, wrappers, shells, groups, loops: the line is then not one simple command. */
+  nested: number;
 }
 
-const placeholder = (index: number) => `__statecraft_sub_${index}__`;
-const PLACEHOLDER = /__statecraft_sub_(\d+)__/g;
-
-/** Index just past the `)` closing a `(` at `open`, honouring quotes and nesting; the end of text if unclosed. */
-function closingParen(text: string, open: number): number {
-  let depth = 0;
-  let quote: "'" | '"' | undefined;
-  for (let i = open; i < text.length; i++) {
-    const c = text[i];
-    if (quote === "'") {
-      if (c === "'") quote = undefined;
-      continue;
-    }
-    if (c === "\\") {
-      i++;
-      continue;
-    }
-    if (quote === '"') {
-      if (c === '"') quote = undefined;
-      continue;
-    }
-    if (c === "'" || c === '"') quote = c;
-    else if (c === "(") depth++;
-    else if (c === ")" && --depth === 0) return i + 1;
-  }
-  return text.length;
+function opaquePart(text: string, why: string): ShellPart {
+  return { text: text.trim(), aliases: [], args: [], redirects: [], opaque: why };
 }
 
-/** Index just past the backtick closing one at `open`; the end of text if unclosed. */
-function closingBacktick(text: string, open: number): number {
-  for (let i = open + 1; i < text.length; i++) {
-    if (text[i] === "\\") i++;
-    else if (text[i] === "`") return i + 1;
+/** Walks the statements of `node`, each simple command becoming a part. */
+function statement(node: SyntaxNode, walk: Walk, redirects: readonly ShellRedirect[]): void {
+  const type = node.type;
+  if (type === "comment") return;
+  if (CONTAINERS.has(type)) {
+    if (type !== "program") walk.nested++;
+    for (const child of node.namedChildren) statement(child, walk, redirects);
+    return;
   }
-  return text.length;
+  switch (type) {
+    case "command":
+      command(node, walk, redirects);
+      return;
+    case "redirected_statement": {
+      const own = [...redirects];
+      for (const redirect of node.childrenForFieldName("redirect")) {
+        const parsed = redirection(redirect, walk);
+        if (parsed === "opaque") return unknown(node, walk, "a heredoc followed by more commands is grammar the analysis does not take apart");
+        own.push(...parsed);
+      }
+      const body = node.childForFieldName("body");
+      if (body && body.type !== "command") walk.nested++;
+      if (body) statement(body, walk, own);
+      return;
+    }
+    case "compound_statement":
+      // `{ …; }` is a group; `(( … ))` parses as a compound statement too, and is arithmetic.
+      if (node.children[0]?.type === "{") {
+        walk.nested++;
+        for (const child of node.namedChildren) statement(child, walk, redirects);
+        return;
+      }
+      return unknown(node, walk, "arithmetic (( … )) can run commands through array subscripts");
+    case "for_statement": {
+      if (node.children[0]?.type !== "for") return unknown(node, walk, `${node.children[0]?.text ?? "this loop"} is grammar the analysis does not take apart`);
+      walk.nested++;
+      for (const value of node.childrenForFieldName("value")) nestedIn(value, walk);
+      const body = node.childForFieldName("body");
+      if (body) statement(body, walk, redirects);
+      return;
+    }
+    case "function_definition": {
+      walk.nested++;
+      const body = node.childForFieldName("body");
+      if (body) statement(body, walk, redirects);
+      for (const redirect of node.childrenForFieldName("redirect")) nestedIn(redirect, walk);
+      return;
+    }
+    case "variable_assignment":
+    case "variable_assignments":
+    case "declaration_command":
+    case "unset_command": {
+      const keyword = node.children[0]?.type;
+      const words = node.namedChildren.filter((child) => child.type !== "comment");
+      if (type === "declaration_command" && (keyword === "declare" || keyword === "typeset" || words.some((w) => w.text.startsWith("-")))) {
+        return unknown(node, walk, `${keyword ?? "declare"} with options can evaluate arithmetic and change variables' meaning`);
+      }
+      for (const word of words) nestedIn(word, walk);
+      const args = type === "variable_assignment" ? [shellWord(node)] : words.map(shellWord);
+      if (type === "declaration_command" || type === "unset_command") {
+        const first = node.children[0];
+        args.unshift({ text: first.text, raw: first.text, static: true, pattern: false, tilde: false });
+      }
+      walk.parts.push(finish({ text: "", aliases: [], args, redirects: [...redirects] }));
+      return;
+    }
+    default:
+      return unknown(node, walk, node.type === "ERROR" ? "part of it is not valid bash" : `${describe(node)} is grammar the analysis does not take apart`);
+  }
+}
+
+function describe(node: SyntaxNode): string {
+  const names: Record<string, string> = { test_command: "[[ … ]]", case_statement: "case", c_style_for_statement: "for (( … ))" };
+  return names[node.type] ?? node.type.replace(/_/g, " ");
 }
 
 /**
- * Walks the line once, tracking quotes, to find what shell-quote does not model: command substitution (which runs
- * even inside double quotes), newlines as command separators, and comments (which must not swallow a following line).
+ * Something not understood: one opaque part for it, plus whatever commands can still be found inside (so a deny
+ * rule that names one of them still denies, rather than asks).
  */
-function scan(command: string): Scanned {
-  const substitutions: string[] = [];
-  const nested: string[] = [];
-  let outer = "";
-  let quote: "'" | '"' | undefined;
-  const substitute = (text: string, body: string) => {
-    outer += placeholder(substitutions.length);
-    substitutions.push(text);
-    nested.push(body);
-  };
-  for (let i = 0; i < command.length; i++) {
-    const c = command[i];
-    if (quote === "'") {
-      outer += c;
-      if (c === "'") quote = undefined;
-      continue;
-    }
-    if (c === "\\") {
-      // A backslash-newline joins lines; any other escaped character stays as written.
-      if (command[i + 1] === "\n") i++;
-      else {
-        outer += command.slice(i, i + 2);
-        i++;
-      }
-      continue;
-    }
-    if ((c === "$" || (quote === undefined && (c === "<" || c === ">"))) && command[i + 1] === "(") {
-      const end = closingParen(command, i + 1);
-      const text = command.slice(i, end);
-      substitute(text, text.slice(2, text.endsWith(")") ? -1 : undefined));
-      i = end - 1;
-      continue;
-    }
-    if (c === "`") {
-      const end = closingBacktick(command, i);
-      const text = command.slice(i, end);
-      substitute(text, text.slice(1, text.endsWith("`") && text.length > 1 ? -1 : undefined));
-      i = end - 1;
-      continue;
-    }
-    if (quote === '"') {
-      outer += c;
-      if (c === '"') quote = undefined;
-      continue;
-    }
-    if (c === "'" || c === '"') {
-      quote = c;
-      outer += c;
-    } else if (c === "\n") {
-      outer += ";";
-    } else if (c === "#" && (i === 0 || /[\s;&|()]/.test(command[i - 1]))) {
-      while (i + 1 < command.length && command[i + 1] !== "\n") i++;
-    } else if (c === "#") {
-      // Inside a word `#` is an ordinary character to the shell, but shell-quote would start a comment there.
-      outer += "\\#";
-    } else {
-      outer += c;
-    }
-  }
-  return { outer, substitutions, nested };
+function unknown(node: SyntaxNode, walk: Walk, why: string): void {
+  walk.parts.push(opaquePart(node.text, why));
+  descend(node, walk);
 }
 
-function restore(text: string, substitutions: readonly string[]): string {
-  return text.replace(PLACEHOLDER, (_, index: string) => substitutions[Number(index)] ?? "");
-}
+const STATEMENTS = new Set([...CONTAINERS, "command", "redirected_statement", "compound_statement", "for_statement", "function_definition", "variable_assignment", "variable_assignments", "declaration_command", "unset_command", "test_command", "case_statement", "c_style_for_statement"]);
 
-function word(entry: ParseEntry, substitutions: readonly string[]): string | undefined {
-  if (typeof entry === "string") return restore(entry, substitutions);
-  if ("comment" in entry) return undefined;
-  if (entry.op === "glob") return restore((entry as { pattern: string }).pattern, substitutions);
-  return entry.op;
-}
-
-/** Strips assignments and wrapper commands from the front: `sudo -u x FOO=1 timeout 5 rm -rf a` → `rm -rf a`. */
-function unwrap(words: readonly string[]): string[] {
-  let rest = [...words];
-  for (;;) {
-    const before = rest.length;
-    while (rest.length > 0 && ASSIGNMENT.test(rest[0])) rest = rest.slice(1);
-    if (rest.length > 0 && WRAPPERS.has(basename(rest[0]))) {
-      const withValue = OPTIONS_WITH_VALUE[basename(rest[0])] ?? [];
-      rest = rest.slice(1);
-      // The wrapper's own options and arguments (`-u user`, `-n 5`, `5s`) up to the command.
-      while (rest.length > 1 && (rest[0].startsWith("-") || /^\d/.test(rest[0]) || ASSIGNMENT.test(rest[0]))) {
-        const takesValue = withValue.includes(rest[0]);
-        rest = rest.slice(takesValue ? 2 : 1);
-      }
-    }
-    if (rest.length === before) return rest;
+function descend(node: SyntaxNode, walk: Walk): void {
+  for (const child of node.namedChildren) {
+    if (STATEMENTS.has(child.type)) statement(child, walk, []);
+    else if (child.type === "command_substitution" || child.type === "process_substitution") substitution(child, walk);
+    else descend(child, walk);
   }
 }
 
-function basename(program: string): string {
-  const slash = program.lastIndexOf("/");
-  return slash === -1 ? program : program.slice(slash + 1);
+/** The commands inside `$( )`, backticks and `<( )` anywhere in `node`. */
+function nestedIn(node: SyntaxNode, walk: Walk): void {
+  if (node.type === "command_substitution" || node.type === "process_substitution") substitution(node, walk);
+  else for (const child of node.namedChildren) nestedIn(child, walk);
+}
+
+function substitution(node: SyntaxNode, walk: Walk): void {
+  walk.nested++;
+  for (const child of node.namedChildren) statement(child, walk, []);
+}
+
+/** A redirection's file redirections (none for a heredoc's or herestring's input text), or "opaque". */
+function redirection(node: SyntaxNode, walk: Walk): ShellRedirect[] | "opaque" {
+  if (node.type === "herestring_redirect") {
+    nestedIn(node, walk);
+    return [];
+  }
+  if (node.type === "heredoc_redirect") {
+    // tree-sitter hangs what follows the heredoc's first line under it: file redirections (`cat <<EOF > f`) are
+    // taken as the command's; commands (`cat <<EOF | rm x`) are not taken apart here.
+    const own: ShellRedirect[] = [];
+    for (const child of node.namedChildren) {
+      if (child.type === "file_redirect") own.push(...fileRedirect(child, walk));
+      else if (["heredoc_start", "heredoc_body", "heredoc_end", "file_descriptor"].includes(child.type)) nestedIn(child, walk);
+      else return "opaque";
+    }
+    return own;
+  }
+  if (node.type !== "file_redirect") return "opaque";
+  return fileRedirect(node, walk);
+}
+
+function fileRedirect(node: SyntaxNode, walk: Walk): ShellRedirect[] {
+  nestedIn(node, walk);
+  const operator = node.children.find((child) => !child.isNamed)?.type ?? "";
+  const destination = node.childrenForFieldName("destination");
+  const text = node.text;
+  if (destination.length === 0 && operator.endsWith("-")) return [{ operator, writes: false, text }];
+  if (destination.length !== 1) return [{ operator, writes: true, text, target: { text: "", raw: text, static: false, pattern: false, tilde: false } }];
+  const target = shellWord(destination[0]);
+  // `2>&1`, `<&0`, `>&-`: a descriptor copy or close, not a file.
+  if ((operator === ">&" || operator === "<&") && (destination[0].type === "number" || /^(\d+-?|-)$/.test(target.text))) {
+    return [{ operator, writes: false, text }];
+  }
+  return [{ operator, target, writes: WRITING.has(operator) || operator === ">&", text }];
+}
+
+function command(node: SyntaxNode, walk: Walk, inherited: readonly ShellRedirect[]): void {
+  // The command itself comes before what is nested in its words.
+  const at = walk.parts.length;
+  const redirects = [...inherited];
+  const words: ShellWord[] = [];
+  let assignments = 0;
+  let nameNode: SyntaxNode | undefined;
+  for (const child of node.namedChildren) {
+    if (child.type === "file_redirect" || child.type === "heredoc_redirect" || child.type === "herestring_redirect") {
+      const parsed = redirection(child, walk);
+      if (parsed === "opaque") {
+        walk.parts.length = at;
+        return unknown(node, walk, "a heredoc followed by more commands is grammar the analysis does not take apart");
+      }
+      redirects.push(...parsed);
+      continue;
+    }
+    if (child.type === "comment") continue;
+    nestedIn(child, walk);
+    if (child.type === "variable_assignment" && nameNode === undefined) assignments++;
+    if (child.type === "command_name") nameNode = child;
+    words.push(shellWord(child));
+  }
+  const part = finish({ text: "", aliases: [], args: words, redirects });
+  walk.parts.splice(at, 0, part);
+  const commandWords = words.slice(assignments);
+  if (commandWords.length === 0 || nameNode === undefined) return;
+  follow(commandWords, part, walk, 0);
+  part.aliases = aliasesOf(part, commandWords);
+}
+
+/** Checks the command `words` name and follows what it runs (wrappers, shells, eval) into parts of their own. */
+function follow(words: readonly ShellWord[], part: ShellPart, walk: Walk, depth: number): void {
+  const name = words[0];
+  if (!name.static || name.pattern) {
+    part.opaque ??= `the command name ${name.raw} is built by expansion`;
+    return;
+  }
+  const program = basename(name.text);
+  if (Object.hasOwn(OPAQUE_COMMANDS, program)) {
+    part.opaque ??= OPAQUE_COMMANDS[program];
+    return;
+  }
+  if (DIRECTORY_CHANGERS.has(program)) walk.changesDirectory = true;
+  let inner: Unwrapped = { kind: "none" };
+  if (isWrapper(program)) inner = unwrapWrapper(words);
+  else if (SHELLS.has(program)) inner = unwrapShell(words);
+  else if (program === "eval" && words.length > 1) inner = unwrapEval(words);
+  if (inner.kind === "opaque") part.opaque ??= inner.why;
+  else if (inner.kind === "line") line(inner.line, walk);
+  else if (inner.kind === "command") {
+    const rest = withoutAssignments(inner.words);
+    if (rest.length === 0) return;
+    if (depth >= MAX_DEPTH) {
+      part.opaque ??= "commands nested this deep are not followed";
+      return;
+    }
+    // `timeout 5 rm x` runs `rm x`: a part of its own, which allow rules must allow too.
+    walk.nested++;
+    const wrapped = finish({ text: "", aliases: [], args: rest, redirects: part.redirects });
+    walk.parts.push(wrapped);
+    follow(rest, wrapped, walk, depth + 1);
+    wrapped.aliases = aliasesOf(wrapped, rest);
+  }
+}
+
+const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=/;
+
+function withoutAssignments(words: readonly ShellWord[]): ShellWord[] {
+  const first = words.findIndex((word) => !ASSIGNMENT.test(word.raw));
+  return first === -1 ? [] : words.slice(first);
+}
+
+function unwrapEval(words: readonly ShellWord[]): Unwrapped {
+  const unknownWord = words.slice(1).find((word) => !word.static);
+  if (unknownWord) return { kind: "opaque", why: `eval runs ${unknownWord.raw}, which is only known when the shell runs` };
+  return { kind: "line", line: words.slice(1).map((word) => word.text).join(" ") };
+}
+
+/** A command line a shell, `eval` or `watch` runs: analysed as a line of its own, its parts added. */
+function line(text: string, walk: Walk): void {
+  walk.nested++;
+  if (walk.depth >= MAX_DEPTH) {
+    walk.parts.push(opaquePart(text, "commands nested this deep are not followed"));
+    return;
+  }
+  const inner = analyze(text, walk.depth + 1);
+  walk.parts.push(...inner.parts);
+  if (inner.changesDirectory) walk.changesDirectory = true;
+}
+
+/** The part's text: its words, then its redirections. */
+function finish(part: ShellPart): ShellPart {
+  part.text = [...part.args.map((word) => word.text), ...part.redirects.map((redirect) => redirect.text)].join(" ");
+  return part;
+}
+
+/** What deny and ask rules also match: assignments and wrappers stripped, redirections left out, bare program name. */
+function aliasesOf(part: ShellPart, commandWords: readonly ShellWord[]): string[] {
+  const aliases = new Set<string>();
+  let words = [...commandWords];
+  for (let i = 0; i < MAX_DEPTH && words.length > 0; i++) {
+    aliases.add(words.map((w) => w.text).join(" "));
+    if (words[0].text.includes("/")) aliases.add([basename(words[0].text), ...words.slice(1).map((w) => w.text)].join(" "));
+    if (!isWrapper(basename(words[0].text))) break;
+    const inner = unwrapWrapper(words);
+    if (inner.kind !== "command") break;
+    words = withoutAssignments(inner.words);
+  }
+  aliases.delete(part.text);
+  return [...aliases];
+}
+
+function analyze(command: string, depth: number): ShellCommand {
+  const source = command.trim();
+  const walk: Walk = { parts: [], depth, changesDirectory: false, nested: 0 };
+  withBashTree(source, (root) => {
+    statement(root, walk, []);
+    // tree-sitter recovers from errors and still shows what it could read; bash would stop at the error, after
+    // running the lines before it. Either way the whole line is not understood.
+    if (root.hasError) walk.parts.unshift(opaquePart(source, "bash can't parse all of it (an unclosed quote, ${, $( or similar)"));
+  });
+  const opaque = walk.parts.find((part) => part.opaque !== undefined)?.opaque;
+  const simple = walk.parts.length === 1 && walk.nested === 0 && opaque === undefined;
+  return { source, parts: walk.parts, simple, ...(opaque === undefined ? {} : { opaque }), changesDirectory: walk.changesDirectory };
 }
 
 /** Splits a command line into every simple command that would run (see `ShellCommand`). */
-export function analyzeShellCommand(command: string, depth = 0): ShellCommand {
-  const source = command.trim();
-  const { outer, substitutions, nested } = scan(source);
-  let entries: ParseEntry[];
-  try {
-    entries = parse(outer, (name) => `$${name}`);
-  } catch {
-    // Unparseable (unbalanced quotes): one opaque part, which only an exact rule or a catch-all can match.
-    return { source, parts: [{ text: source, aliases: [] }], simple: false };
-  }
-
-  const groups: string[][] = [[]];
-  for (const entry of entries) {
-    if (typeof entry === "object" && "op" in entry && SEPARATORS.has(entry.op)) {
-      groups.push([]);
-      continue;
-    }
-    const text = word(entry, substitutions);
-    if (text !== undefined) groups[groups.length - 1].push(text);
-  }
-
-  const parts: ShellPart[] = [];
-  const inner: string[] = [...nested];
-  for (let words of groups) {
-    // `{ a; b; }` groups: the braces are words to shell-quote.
-    while (words[0] === "{") words = words.slice(1);
-    while (words[words.length - 1] === "}") words = words.slice(0, -1);
-    if (words.length === 0) continue;
-    const text = words.join(" ");
-    const unwrapped = unwrap(words);
-    const aliases = new Set<string>();
-    if (unwrapped.length > 0) {
-      aliases.add(unwrapped.join(" "));
-      if (unwrapped[0].includes("/")) aliases.add([basename(unwrapped[0]), ...unwrapped.slice(1)].join(" "));
-      const program = basename(unwrapped[0]);
-      // `bash -c '…'`, `sh -lc '…'`, `eval …`: the string is a command line of its own.
-      if (SHELLS.has(program)) {
-        const flag = unwrapped.findIndex((w, i) => i > 0 && /^-[A-Za-z]*c[A-Za-z]*$/.test(w));
-        if (flag !== -1 && unwrapped[flag + 1] !== undefined) inner.push(unwrapped[flag + 1]);
-      } else if (program === "eval" && unwrapped.length > 1) {
-        inner.push(unwrapped.slice(1).join(" "));
-      }
-    }
-    aliases.delete(text);
-    parts.push({ text, aliases: [...aliases] });
-  }
-
-  for (const body of inner) {
-    if (body.trim() === "") continue;
-    if (depth >= MAX_DEPTH) {
-      parts.push({ text: body.trim(), aliases: [] });
-      continue;
-    }
-    parts.push(...analyzeShellCommand(body, depth + 1).parts);
-  }
-  const simple = parts.length === 1 && nested.length === 0 && inner.length === 0;
-  return { source, parts, simple };
+export function analyzeShellCommand(command: string): ShellCommand {
+  return analyze(command, 0);
 }

@@ -7,7 +7,12 @@ import { analyzeShellCommand, type ShellCommand } from "./shell-command.js";
 export type RuleSubject =
   | { kind: "none" }
   | { kind: "text"; text: string }
-  | { kind: "command"; command: ShellCommand }
+  | {
+      kind: "command";
+      command: ShellCommand;
+      /** The workspace root redirection targets and protected paths are resolved against. */
+      workspace: string;
+    }
   | {
       kind: "path";
       /** The path as the call gave it. */
@@ -42,7 +47,7 @@ export function subjectOf(tool: AnyTool, input: unknown, cwd: string): RuleSubje
   }
   if (typeof raw !== "string") return { kind: "none" };
   const kind = tool.permissionSubjectKind ?? "text";
-  if (kind === "command") return { kind: "command", command: analyzeShellCommand(raw) };
+  if (kind === "command") return { kind: "command", command: analyzeShellCommand(raw), workspace: path.resolve(cwd) };
   if (kind === "text") return { kind: "text", text: raw };
 
   const workspace = path.resolve(cwd);

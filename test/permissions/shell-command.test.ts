@@ -23,7 +23,16 @@ describe("analyzeShellCommand", () => {
   });
 
   it("keeps redirections in the command and variables as written", () => {
-    expect(texts("FOO=$BAR make 2>/dev/null > out.txt")).toEqual(["FOO=$BAR make 2 > /dev/null > out.txt"]);
+    expect(texts("FOO=$BAR make 2>/dev/null > out.txt")).toEqual(["FOO=$BAR make 2>/dev/null > out.txt"]);
+    // A leading redirection moves behind the words, so `rm` still leads.
+    expect(texts(">o rm x")).toEqual(["rm x >o"]);
+    const [part] = analyzeShellCommand("cat a 2>/dev/null > 'out file' 2>&1").parts;
+    expect(part.redirects.map((r) => [r.operator, r.target?.text, r.writes])).toEqual([
+      [">", "/dev/null", true],
+      [">", "out file", true],
+      [">&", undefined, false],
+    ]);
+    expect(part.args.map((w) => w.text)).toEqual(["cat", "a"]);
   });
 
   it("takes nested commands apart, keeping the substitution text in the outer command", () => {
@@ -36,7 +45,9 @@ describe("analyzeShellCommand", () => {
 
   it("lists unwrapped aliases for deny rules", () => {
     const [part] = analyzeShellCommand("sudo -u root FOO=1 timeout 5 /usr/bin/rm -rf x").parts;
-    expect(part.aliases).toEqual(["/usr/bin/rm -rf x", "rm -rf x"]);
+    expect(part.aliases).toEqual(["timeout 5 /usr/bin/rm -rf x", "/usr/bin/rm -rf x", "rm -rf x"]);
+    // What a wrapper runs is a part of its own, which allow rules must allow too.
+    expect(texts("nice -n 5 npm test")).toEqual(["nice -n 5 npm test", "npm test"]);
   });
 
   it("says whether the line is one simple command", () => {
@@ -46,10 +57,37 @@ describe("analyzeShellCommand", () => {
     expect(analyzeShellCommand("echo $(date)").simple).toBe(false);
   });
 
-  it("treats an unparseable line as one opaque part", () => {
-    const analysis = analyzeShellCommand("echo 'unterminated && rm -rf x");
+  it("treats a line bash can't parse as opaque, still listing the commands it could read", () => {
+    const analysis = analyzeShellCommand("git status\nrm victim\n: ${");
     expect(analysis.simple).toBe(false);
-    expect(analysis.parts.length).toBeGreaterThan(0);
+    expect(analysis.opaque).toMatch(/can't parse/);
+    expect(analysis.parts[0]).toMatchObject({ text: "git status\nrm victim\n: ${", opaque: expect.any(String) });
+    expect(texts("git status\nrm victim\n: ${")).toContain("rm victim");
+    expect(analyzeShellCommand("echo 'unterminated && rm -rf x").opaque).toBeDefined();
+  });
+
+  it("takes if/while/until/for bodies, negation, groups, subshells and functions apart", () => {
+    expect(texts("if git status; then npm test; elif ls; then :; else make; fi")).toEqual(["git status", "npm test", "ls", ":", "make"]);
+    expect(texts("while true; do ls; done; until false; do pwd; done")).toEqual(["true", "ls", "false", "pwd"]);
+    expect(texts("for f in a $(ls); do echo $f; done")).toEqual(["ls", "echo $f"]);
+    expect(texts("! rm x")).toEqual(["rm x"]);
+    expect(texts("f() { rm x; }; f")).toEqual(["rm x", "f"]);
+    expect(analyzeShellCommand("if a; then b; fi").simple).toBe(false);
+  });
+
+  it("marks what it does not understand as opaque", () => {
+    for (const command of ["$(echo rm) x", "a=rm; $a x", "rm${IFS}x", "/bin/r? x", "{rm,x}", "(( x[$(id)] ))", "[[ -f x ]]", "coproc rm x", "alias ls=rm", "case x in x) rm y;; esac", "bash", "xargs -I{} sh -c {}", "eval \"$x\""]) {
+      expect(analyzeShellCommand(command).opaque, command).toBeDefined();
+    }
+    for (const command of ["npm test", "git status && npm test", "ls -la | grep x", "echo hi > out.txt", "cat a 2>/dev/null", "export A=1", "bash -c 'ls'", "bash script.sh"]) {
+      expect(analyzeShellCommand(command).opaque, command).toBeUndefined();
+    }
+  });
+
+  it("notices commands that change directory", () => {
+    expect(analyzeShellCommand("cd sub && make").changesDirectory).toBe(true);
+    expect(analyzeShellCommand("bash -c 'pushd x'").changesDirectory).toBe(true);
+    expect(analyzeShellCommand("make").changesDirectory).toBe(false);
   });
 });
 
@@ -68,5 +106,13 @@ describe("rules", () => {
     const weird = "grep -E 'a|b\\*' *.ts \\";
     expect(compileWildcard(escapeWildcard(weird)).test(weird)).toBe(true);
     expect(compileWildcard(escapeWildcard(weird)).test(weird.replace("*.ts", "x.ts"))).toBe(false);
+  });
+});
+
+describe("protected names", () => {
+  it("the project config file is the one the CLI reads", async () => {
+    const { CONFIG_FILE_NAME } = await import("../../src/cli/config.js");
+    const { PROJECT_CONFIG_FILE } = await import("../../src/tools/protected-paths.js");
+    expect(PROJECT_CONFIG_FILE).toBe(CONFIG_FILE_NAME);
   });
 });
