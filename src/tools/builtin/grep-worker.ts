@@ -11,11 +11,11 @@ export interface LineMatches {
  * (`^(a+)+$` against `aaaa…b`) and nothing interrupts it on the thread it runs on. On a worker, the main thread's
  * event loop stays free (the run's deadline timer fires, Ctrl-C is handled) and the worker is terminated, mid-match,
  * the moment the call's signal aborts. Inline source rather than a file: it runs the same from src/ under the test
- * runner and from the built dist/, with nothing for the build to copy.
+ * runner and from the built dist/, with nothing for the build to copy. Loaded as a data: URL, always an ES module
+ * (eval'd source would be CommonJS or ESM depending on the process's --input-type).
  */
 const WORKER_SOURCE = `
-"use strict";
-const { parentPort } = require("node:worker_threads");
+import { parentPort } from "node:worker_threads";
 // ignoreBOM keeps a byte-order mark in the text, as Buffer#toString does.
 const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
 let compiled = { key: "", regex: undefined };
@@ -40,6 +40,8 @@ parentPort.on("message", (request) => {
 });
 `;
 
+const WORKER_URL = new URL(`data:text/javascript,${encodeURIComponent(WORKER_SOURCE)}`);
+
 /** Idle workers kept for the next search (starting one costs tens of milliseconds); a few cover parallel greps. */
 const MAX_IDLE_WORKERS = 2;
 const idle: Worker[] = [];
@@ -50,7 +52,7 @@ function takeWorker(): Worker {
     reused.ref();
     return reused;
   }
-  const worker = new Worker(WORKER_SOURCE, { eval: true, name: "statecraft-grep" });
+  const worker = new Worker(WORKER_URL, { name: "statecraft-grep" });
   // A worker that dies while idle (it never should) just leaves the pool.
   worker.on("exit", () => {
     const at = idle.indexOf(worker);
