@@ -71,13 +71,18 @@ describe("statecraft run: a trace path that can't be created is a usage error, a
     expect(result.stdout).toBe("");
   });
 
-  it("the same path in the config file", async () => {
+  it("the default trace, and a project's own choice, when .agent is a file", async () => {
     const dir = workspace();
     writeFileSync(join(dir, "case.json"), JSON.stringify([{ text: "hi" }]));
-    writeFileSync(join(dir, "statecraft.config.json"), JSON.stringify({ trace: "/proc/1/nope/x" }));
-    const result = await runCli(["run", "--model", "script:case.json", "x"], { cwd: dir });
-    expect(result.code).toBe(2);
-    expect(result.stderr).toContain("cannot write the trace to /proc/1/nope/x");
+    writeFileSync(join(dir, ".agent"), "a file where the folder should be");
+    const byDefault = await runCli(["run", "--model", "script:case.json", "x"], { cwd: dir });
+    expect(byDefault.code).toBe(2);
+    expect(byDefault.stderr).toContain(`cannot write the trace to ${join(dir, ".agent", "trace.jsonl")}`);
+    expect(byDefault.stderr).toContain("is a file, not a folder");
+    writeFileSync(join(dir, "statecraft.config.json"), JSON.stringify({ trace: ".agent/runs/trace.jsonl" }));
+    const byConfig = await runCli(["run", "--model", "script:case.json", "x"], { cwd: dir });
+    expect(byConfig.code).toBe(2);
+    expect(byConfig.stderr).toContain(`cannot write the trace to ${join(dir, ".agent", "runs", "trace.jsonl")}`);
   });
 
   it("chat checks it too", async () => {
