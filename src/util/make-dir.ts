@@ -7,9 +7,9 @@ const code = (error: unknown) => (error as NodeJS.ErrnoException).code;
  * `mkdir -p` that fails at once instead of spinning: Node's recursive mkdirSync loops forever on a folder it can't
  * create where creating it reports ENOENT although the parent exists (`/proc/1/nope`). This walks up to the nearest
  * path that exists, checks it is a folder, then creates each missing folder below it with a plain mkdir, so every
- * failure surfaces as an error naming the folder.
+ * failure surfaces as an error naming the folder. `mode` applies to the folders it creates, as mkdir's does.
  */
-export function makeDirectory(dir: string): void {
+export function makeDirectory(dir: string, mode?: number): void {
   const missing: string[] = [];
   let at = resolve(dir);
   for (;;) {
@@ -31,7 +31,7 @@ export function makeDirectory(dir: string): void {
   }
   for (const folder of missing.reverse()) {
     try {
-      mkdirSync(folder);
+      mkdirSync(folder, mode === undefined ? undefined : { mode });
     } catch (error) {
       // Made meanwhile by someone else: fine if it is a folder.
       if (code(error) === "EEXIST" && statSync(folder).isDirectory()) continue;

@@ -2,7 +2,9 @@ import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { trustFolder } from "../../src/cli/user-config.js";
 import { JsonlWriter } from "../../src/trace/jsonl-writer.js";
+import { sessionKey } from "../../src/trace/session-key.js";
 import { makeDirectory } from "../../src/util/make-dir.js";
 
 let dir: string;
@@ -28,6 +30,12 @@ describe("makeDirectory: mkdir -p that fails instead of spinning", () => {
     expect(() => makeDirectory(path)).toThrow(message);
   });
 
+  it("gives the folders it creates the mode asked for", () => {
+    makeDirectory(join(dir, "private", "inner"), 0o700);
+    expect(statSync(join(dir, "private")).mode & 0o777).toBe(0o700);
+    expect(statSync(join(dir, "private", "inner")).mode & 0o777).toBe(0o700);
+  });
+
   it("a file in the way is named as such", () => {
     writeFileSync(join(dir, "plain"), "x");
     expect(() => makeDirectory(join(dir, "plain", "sub", "deeper"))).toThrow(`${join(dir, "plain")} is a file, not a folder`);
@@ -45,5 +53,19 @@ describe("JsonlWriter under a path that can't be created", () => {
     writer.close();
     expect(errors).toHaveLength(1);
     expect(errors[0]).toMatch(/could not write \/proc\/1\/nope\/x: could not create the folder \/proc\/1\/nope: .*later lines of this run are not recorded/);
+  });
+});
+
+describe("the user's statecraft folder under a path that can't be created", () => {
+  it("the session key and the trust list fail with the folder named, instead of spinning", () => {
+    const saved = process.env.STATECRAFT_HOME;
+    process.env.STATECRAFT_HOME = "/proc/1/nope/statecraft";
+    try {
+      expect(() => sessionKey()).toThrow(/\/proc\/1\/nope/);
+    } finally {
+      if (saved === undefined) delete process.env.STATECRAFT_HOME;
+      else process.env.STATECRAFT_HOME = saved;
+    }
+    expect(() => trustFolder(dir, { XDG_CONFIG_HOME: "/proc/1/nope" })).toThrow(/could not create the folder \/proc\/1\/nope/);
   });
 });
