@@ -56,7 +56,8 @@ export async function runTools(batch: RunToolsInput, signal: AbortSignal, report
     if (group.length === 0) return;
     const running = group;
     group = [];
-    await Promise.all(running.map((entry) => runOne(entry, input, signal, report, entry.index >= announced)));
+    const blocked = await Promise.all(running.map((entry) => runOne(entry, input, signal, report, entry.index >= announced)));
+    if (blocked.includes(true)) await loopTurn();
   };
   for (let index = 0; index < input.calls.length; index++) {
     const entry = input.calls[index];
@@ -67,9 +68,22 @@ export async function runTools(batch: RunToolsInput, signal: AbortSignal, report
     }
     // Only a group waits: the first call starts before the first await.
     if (group.length > 0) await flush();
-    await runOne(entry, input, signal, report, index >= announced);
+    if (signal.aborted) return;
+    if (await runOne(entry, input, signal, report, index >= announced)) await loopTurn();
   }
   await flush();
+}
+
+/** A tool whose synchronous part ran this long held the event loop: timers and signals may be waiting. */
+const BLOCKING_MS = 10;
+
+/**
+ * One full turn of the event loop (timers, then I/O and signals, then immediates). After a call that blocked the
+ * thread, a Ctrl-C or an abort timer that came meanwhile is handled before the next call starts, instead of after
+ * every remaining call of the batch; calls that yield on their own never pay for it.
+ */
+function loopTurn(): Promise<void> {
+  return new Promise((resolve) => setTimeout(() => setImmediate(resolve), 0));
 }
 
 async function runOne(
@@ -78,37 +92,46 @@ async function runOne(
   runSignal: AbortSignal,
   report: Report,
   reportStart: boolean,
-): Promise<void> {
+): Promise<boolean> {
   const { call, tool } = entry;
-  if (runSignal.aborted) return;
+  if (runSignal.aborted) return false;
   if (reportStart) report({ type: "tool.started", call });
   const started = performance.now();
   const changed = recheck(entry, input.policy);
   if (changed) {
     report({ type: "tool.finished", id: call.id, error: changed, durationMs: performance.now() - started });
-    return;
+    return false;
   }
   const timeout = tool.timeoutMs === undefined ? undefined : AbortSignal.timeout(tool.timeoutMs);
   const signal = timeout ? AbortSignal.any([runSignal, timeout]) : runSignal;
+  // How long the tool's synchronous part held the thread (see loopTurn).
+  let blockedMs = 0;
+  const execute = () => {
+    const from = performance.now();
+    try {
+      return tool.execute(call.input, { signal, cwd: input.cwd, sessionId: call.sessionId, toolCallId: call.id, run: input.run });
+    } finally {
+      blockedMs = performance.now() - from;
+    }
+  };
+  const finish = (event: Parameters<Report>[0]) => {
+    report(event);
+    return blockedMs >= BLOCKING_MS;
+  };
   let result: ToolResult;
   try {
-    const output = await abortable(
-      Promise.resolve().then(() => tool.execute(call.input, { signal, cwd: input.cwd, sessionId: call.sessionId, toolCallId: call.id, run: input.run })),
-      signal,
-    );
-    if (runSignal.aborted) return;
+    const output = await abortable(Promise.resolve().then(execute), signal);
+    if (runSignal.aborted) return false;
     result = normaliseOutput(output, tool);
   } catch (error) {
-    if (runSignal.aborted) return;
+    if (runSignal.aborted) return false;
     const durationMs = performance.now() - started;
     if (timeout?.aborted) {
       const err = new AgentError("TOOL_TIMEOUT", `tool ${tool.name} timed out after ${tool.timeoutMs} ms and was stopped`);
-      report({ type: "tool.finished", id: call.id, error: err, durationMs });
-      return;
+      return finish({ type: "tool.finished", id: call.id, error: err, durationMs });
     }
     const err = toAgentError(error, "TOOL_FAILED");
-    report({ type: "tool.finished", id: call.id, error: err, fatal: err.code === "TOOL_FATAL", durationMs });
-    return;
+    return finish({ type: "tool.finished", id: call.id, error: err, fatal: err.code === "TOOL_FATAL", durationMs });
   }
   if (input.afterToolCall) {
     const hook = input.afterToolCall;
@@ -119,13 +142,12 @@ async function runOne(
         result = { content: replaced.content, isError: replaced.isError === true };
       }
     } catch (error) {
-      if (runSignal.aborted) return;
+      if (runSignal.aborted) return false;
       const err = toAgentError(error, "HOOK_FAILED");
-      report({ type: "tool.finished", id: call.id, error: err, durationMs: performance.now() - started });
-      return;
+      return finish({ type: "tool.finished", id: call.id, error: err, durationMs: performance.now() - started });
     }
   }
-  report({ type: "tool.finished", id: call.id, result, durationMs: performance.now() - started });
+  return finish({ type: "tool.finished", id: call.id, result, durationMs: performance.now() - started });
 }
 
 /** The call's decision taken again now, as it starts: an error saying why it may no longer run, or undefined. */

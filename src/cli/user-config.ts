@@ -1,6 +1,7 @@
-import { existsSync, mkdirSync, readFileSync, realpathSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, realpathSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
+import { makeDirectory } from "../util/make-dir.js";
 import { UsageError } from "./usage-error.js";
 
 /** The user's own settings file in the user config folder; same keys as `statecraft.config.json`. */
@@ -65,7 +66,7 @@ export function isTrustedFolder(dir: string, env: NodeJS.ProcessEnv): boolean {
 
 function writeList(env: NodeJS.ProcessEnv, folders: string[]): string {
   const file = trustedFoldersFile(env);
-  mkdirSync(userConfigDir(env), { recursive: true });
+  makeDirectory(userConfigDir(env));
   // Written whole then renamed: an interrupted write never leaves a half list behind.
   const temp = `${file}.${process.pid}.tmp`;
   writeFileSync(temp, `${JSON.stringify({ folders }, null, 2)}\n`, { mode: 0o600 });

@@ -329,7 +329,9 @@ export const engineMachine = setup({
         "runTools.done": [{ guard: "batchHasErrors", target: "recover" }, { target: "append_tool_result" }],
         "runTools.error": { target: "recover", actions: "recordToolsFailure" },
         "tool.started": { actions: "announceToolStart" },
-        "tool.finished": { actions: ["recordToolFinished", "announceResults"] },
+        // A tool that blocked the event loop past the deadline finishes before the late deadline timer fires: the
+        // deadline still wins, and the late result is dropped like any result that arrives after the run stopped.
+        "tool.finished": [{ guard: "timedOut", target: "done", actions: stop("timeout") }, { actions: ["recordToolFinished", "announceResults"] }],
         "subagent.event": { actions: "relaySubagentEvent" },
       },
     },

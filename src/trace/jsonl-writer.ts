@@ -1,5 +1,6 @@
-import { closeSync, mkdirSync, openSync, writeSync } from "node:fs";
+import { closeSync, openSync, writeSync } from "node:fs";
 import { dirname, resolve } from "node:path";
+import { makeDirectory } from "../util/make-dir.js";
 
 const FLUSH_CHARS = 64 * 1024;
 const FLUSH_LINES = 256;
@@ -48,7 +49,8 @@ class AppendTarget {
     this.bufferedChars = 0;
     try {
       if (this.fd === undefined) {
-        mkdirSync(dirname(this.path), { recursive: true });
+        // Not mkdirSync's recursive mode: it spins forever on some paths it can't create (/proc/1/nope).
+        makeDirectory(dirname(this.path));
         this.fd = openSync(this.path, "a");
       }
       writeSync(this.fd, chunk);

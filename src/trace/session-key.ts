@@ -1,6 +1,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
-import { mkdirSync, openSync, readFileSync, realpathSync, writeSync, closeSync } from "node:fs";
+import { openSync, readFileSync, realpathSync, writeSync, closeSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { makeDirectory } from "../util/make-dir.js";
 import { statecraftHome } from "../util/statecraft-home.js";
 
 /**
@@ -50,7 +51,7 @@ export function sessionKey(): Buffer {
   if (existing) return existing;
   const file = sessionKeyPath();
   try {
-    mkdirSync(statecraftHome(), { recursive: true, mode: 0o700 });
+    makeDirectory(statecraftHome(), 0o700);
     // `wx`: two processes making the key at once don't overwrite each other's; the loser reads the winner's.
     const fd = openSync(file, "wx", 0o600);
     try {

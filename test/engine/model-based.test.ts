@@ -306,11 +306,13 @@ const RECIPES: readonly Recipe[] = [
 
 /**
  * Environment events: offered once per run, when the last tool of a response has finished (the guards that read them
- * come right after, in append_tool_result).
+ * come right after, in append_tool_result). The clock may also pass the deadline while a tool still runs: a tool that
+ * blocks the event loop finishes before the late timer event is processed.
  */
-const ENV_LABELS = ["env.signalAborted", "env.deadlinePassed"] as const;
-const envOffered = (s: Snapshot) =>
-  engineStateOf(s.value) === "execute_tool" && allowed(s).length === 0 && !aborted(s.context) && !timedOut(s.context);
+const envOffered = (s: Snapshot): string[] => {
+  if (engineStateOf(s.value) !== "execute_tool" || aborted(s.context) || timedOut(s.context)) return [];
+  return allowed(s).length === 0 ? ["env.signalAborted", "env.deadlinePassed"] : ["env.deadlinePassed"];
+};
 
 function eventsFor(variant: Variant, snapshot: Snapshot): LabelledEvent[] {
   if (snapshot.status !== "active") return [];
@@ -322,7 +324,7 @@ function eventsFor(variant: Variant, snapshot: Snapshot): LabelledEvent[] {
     const event = recipe.build(snapshot);
     if (event) events.push({ ...event, label: recipe.label });
   }
-  if (envOffered(snapshot)) for (const label of ENV_LABELS) events.push({ type: label, label });
+  for (const label of envOffered(snapshot)) events.push({ type: label, label });
   return events;
 }
 

@@ -104,6 +104,8 @@ describe("openConfinedFile opens what was checked", () => {
     fs.linkSync(path.join(outside, "f.txt"), path.join(ws, "hard.txt"));
     const context = contextFor(ws);
     const openFds = () => fs.readdirSync("/proc/self/fd").length;
+    // grep keeps its idle matching thread (and that thread's event-loop descriptors) for the next search: start it first.
+    await run(grepTool(), { pattern: "line 0" }, context);
     const before = openFds();
     for (let i = 0; i < 20; i++) {
       expect((await run(readFileTool(), { path: "long.txt", limit: 3 }, context)).isError).toBe(false);

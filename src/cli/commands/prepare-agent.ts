@@ -5,8 +5,9 @@ import { resolveRunSettings, type RunSettings } from "../config.js";
 import type { CliIO } from "../io.js";
 import type { Logger } from "../logger.js";
 import { createModel, type CreatedModel } from "../model-factory.js";
-import type { RunParameters } from "../run-agent.js";
+import { traceFileOf, type RunParameters } from "../run-agent.js";
 import type { RunFlags } from "../run-flags.js";
+import { checkTraceTarget } from "../trace-target.js";
 
 export interface PreparedAgent {
   settings: RunSettings;
@@ -17,7 +18,7 @@ export interface PreparedAgent {
 
 /**
  * Everything `run` and `chat` need before the first model call: settings from flags, environment and config file
- * (a missing model fails here, at once), the model, and the built-in tools.
+ * (a missing model fails here, at once), the model, a trace file that can be written, and the built-in tools.
  */
 export async function prepareAgent(flags: RunFlags, io: CliIO, logger: Logger): Promise<PreparedAgent> {
   const settings = resolveRunSettings(flags, io.env, io.cwd);
@@ -33,6 +34,8 @@ export async function prepareAgent(flags: RunFlags, io: CliIO, logger: Logger): 
   );
   const created = await createModel(settings.model, logger);
   const { model: _model, configFile: _configFile, warnings: _warnings, ...params } = settings;
+  const traceFile = traceFileOf(params);
+  if (traceFile !== false) checkTraceTarget(traceFile);
   return { settings, params, created, tools: builtinTools() };
 }
 

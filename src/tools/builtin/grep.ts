@@ -4,6 +4,7 @@ import { defineTool, type ToolDefinition } from "../define-tool.js";
 import { displayPath, isWithin, resolveRealPath, resolveRoots } from "../confine.js";
 import { ConfinementError, openConfinedFile } from "../confined-open.js";
 import { GitignoreRules } from "./gitignore.js";
+import { matchLines, type LineMatches } from "./grep-worker.js";
 import { checkBuiltinOptions, failure, rootsOf, type BuiltinToolOptions } from "./options.js";
 import { patternProblem, resolveSearchBase } from "./search-base.js";
 import { looksBinary } from "./text-file.js";
@@ -144,17 +145,19 @@ export function grepTool(options: BuiltinToolOptions = {}): ToolDefinition<GrepI
           continue;
         }
         const shown = displayPath(file, workspace);
-        const lines = buffer.toString("utf8").split(/\r?\n/);
-        for (let i = 0; i < lines.length; i++) {
-          if (!regex.test(lines[i])) continue;
-          if (matches.length === MAX_GREP_MATCHES) {
-            capped = true;
-            break;
-          }
-          const line = lines[i].length > MAX_GREP_LINE_CHARS ? `${lines[i].slice(0, MAX_GREP_LINE_CHARS)}… [line cut]` : lines[i];
-          matches.push(`${shown}:${i + 1}:${line}`);
+        // Matching runs on a worker thread that the signal terminates: a backtracking pattern never blocks the run.
+        let found: LineMatches;
+        try {
+          found = await matchLines(buffer, regex, MAX_GREP_MATCHES - matches.length, MAX_GREP_LINE_CHARS, context.signal);
+        } catch (error) {
+          if (context.signal.aborted) return failure("grep was aborted.");
+          throw error;
         }
-        if (capped) break;
+        for (const [line, text, cut] of found.found) matches.push(`${shown}:${line}:${cut ? `${text}… [line cut]` : text}`);
+        if (found.more) {
+          capped = true;
+          break;
+        }
       }
 
       const notes: string[] = [];
