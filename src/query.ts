@@ -25,6 +25,7 @@ import { PERMISSION_MODES, type PermissionOptions } from "./permissions/types.js
 import { startInspector, type Inspector } from "./inspect/server.js";
 import type { InspectedRun } from "./inspect/run.js";
 import type { AnyTool } from "./tools/define-tool.js";
+import { agentFolder, isInside } from "./trace/agent-folder.js";
 import { auditWriter } from "./trace/audit-writer.js";
 import { redactText, secretValues } from "./trace/redact.js";
 import { traceWriter } from "./trace/trace-writer.js";
@@ -130,6 +131,8 @@ async function* runEngine(
       ? [
           traceWriter({
             file: prepared.traceFile,
+            // A trace in the workspace's own .agent/ is written like the engine's other files there: never through a link.
+            ...(isInside(agentFolder(input.cwd), resolve(input.cwd, prepared.traceFile)) ? { inside: agentFolder(input.cwd) } : {}),
             sessionId: input.sessionId,
             runOptions: prepared.runOptions,
             secrets,
@@ -140,7 +143,7 @@ async function* runEngine(
         ]
       : []),
     transcriptWriter({ cwd: input.cwd, sessionId: input.sessionId, secrets, onError: reportWriteFailure }),
-    auditWriter({ file: join(input.cwd, ".agent", "audit.jsonl"), secrets, onError: reportWriteFailure }),
+    auditWriter({ file: join(input.cwd, ".agent", "audit.jsonl"), inside: agentFolder(input.cwd), secrets, onError: reportWriteFailure }),
   ];
 
   if (inspector) push({ type: "inspector", url: inspector.url });

@@ -23,8 +23,10 @@ export function auditWriter(options: {
   file: string;
   secrets: readonly string[];
   onError: (error: Error) => void;
+  /** A folder the file must really be inside (the workspace's `.agent/` for the engine's own files). */
+  inside?: string;
 }): EngineObserver & { close(): void } {
-  const out = new JsonlWriter(options.file, options.onError);
+  const out = new JsonlWriter(options.file, options.onError, options.inside === undefined ? {} : { inside: options.inside });
   const audited = new WeakSet<CallRecord>();
   return {
     state({ context, state }) {

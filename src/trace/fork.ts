@@ -7,6 +7,7 @@ import type { Model, ModelStreamEvent } from "../models/model.js";
 import { planCompaction, SUMMARY_PREFIX } from "../compaction/compact.js";
 import { DEFAULT_KEEP_RECENT_TOKENS, type QueryOptions } from "../options.js";
 import { prepare, startRun, type QueryRun } from "../query.js";
+import { agentFolder } from "./agent-folder.js";
 import { JsonlWriter } from "./jsonl-writer.js";
 import { redactLine, secretValues } from "./redact.js";
 import type { TraceLine } from "./format.js";
@@ -89,7 +90,7 @@ export function fork(session: TraceSession, options: ForkOptions): QueryRun {
   // the fork inherits goes on record first, so the fork session can be continued like any other.
   const inherited = input === "" ? history.slice(0, -1) : history;
   if (inherited.length > 0) {
-    const out = new JsonlWriter(transcriptPath(cwd, sessionId), () => {});
+    const out = new JsonlWriter(transcriptPath(cwd, sessionId), () => {}, { inside: agentFolder(cwd) });
     const time = new Date().toISOString();
     // Redacted like the engine's transcript lines: the history may come from a transcript written unredacted.
     const secrets = secretValues();

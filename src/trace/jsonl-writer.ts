@@ -1,6 +1,7 @@
 import { closeSync, openSync, writeSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { makeDirectory } from "../util/make-dir.js";
+import { openAppendInside } from "./agent-folder.js";
 
 const FLUSH_CHARS = 64 * 1024;
 const FLUSH_LINES = 256;
@@ -17,6 +18,9 @@ class AppendTarget {
   private scheduled = false;
   private failure: Error | undefined;
   readonly writers = new Set<JsonlWriter>();
+
+  /** A folder the file must really be inside (see `openAppendInside`); set by the first writer that asks. */
+  inside: string | undefined;
 
   constructor(readonly path: string) {}
 
@@ -50,8 +54,12 @@ class AppendTarget {
     try {
       if (this.fd === undefined) {
         // Not mkdirSync's recursive mode: it spins forever on some paths it can't create (/proc/1/nope).
-        makeDirectory(dirname(this.path));
-        this.fd = openSync(this.path, "a");
+        if (this.inside !== undefined) {
+          this.fd = openAppendInside(this.inside, this.path);
+        } else {
+          makeDirectory(dirname(this.path));
+          this.fd = openSync(this.path, "a");
+        }
       }
       writeSync(this.fd, chunk);
     } catch (error) {
@@ -97,15 +105,21 @@ export class JsonlWriter {
   private reported = false;
   private closed = false;
 
+  /**
+   * `options.inside`: a folder the file must really be inside, reached through no symbolic link and not hard-linked
+   * (the workspace's `.agent/`, which comes with the workspace and so is untrusted); otherwise the first write fails.
+   */
   constructor(
     readonly path: string,
     private readonly onError: (error: Error) => void = () => {},
+    options: { inside?: string } = {},
   ) {
     installExitHook();
     const key = resolve(path);
     let target = targets.get(key);
     // A file that could not be written is tried afresh by a new writer (its directory may exist by now).
     if (!target || target.failed) targets.set(key, (target = new AppendTarget(key)));
+    if (options.inside !== undefined) target.inside ??= options.inside;
     target.writers.add(this);
     this.target = target;
   }

@@ -14,6 +14,8 @@ export interface TraceWriterOptions {
   parentSession?: string;
   forkedAt?: { sessionId: string; seq: number };
   onError: (error: Error) => void;
+  /** A folder the file must really be inside (the workspace's `.agent/` for the engine's own files). */
+  inside?: string;
 }
 
 /**
@@ -24,7 +26,7 @@ export interface TraceWriterOptions {
  * serialising the whole object without building it.
  */
 export function traceWriter(options: TraceWriterOptions): EngineObserver & { close(): void } {
-  const out = new JsonlWriter(options.file, options.onError);
+  const out = new JsonlWriter(options.file, options.onError, options.inside === undefined ? {} : { inside: options.inside });
   const details = new TraceDetails(options.runOptions);
   const { secrets, forkedAt } = options;
   const head = `{"v":${JSON.stringify(TRACE_VERSION)},"sessionId":${JSON.stringify(options.sessionId)},"seq":`;

@@ -1,4 +1,5 @@
 import type { EngineObserver } from "../machine/observe.js";
+import { agentFolder } from "./agent-folder.js";
 import { isoTime } from "./iso-time.js";
 import { JsonlWriter } from "./jsonl-writer.js";
 import { redactLine, redactText } from "./redact.js";
@@ -19,7 +20,7 @@ export function transcriptWriter(options: {
   secrets: readonly string[];
   onError: (error: Error) => void;
 }): EngineObserver & { close(): void } {
-  const out = new JsonlWriter(transcriptPath(options.cwd, options.sessionId), options.onError);
+  const out = new JsonlWriter(transcriptPath(options.cwd, options.sessionId), options.onError, { inside: agentFolder(options.cwd) });
   const write = (entry: TranscriptEntry) => out.writeLine(redactLine(JSON.stringify(entry), options.secrets));
   let written = -1;
   let rules = 0;

@@ -1,0 +1,81 @@
+import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readlinkSync, realpathSync } from "node:fs";
+import { basename, dirname, join, relative, resolve, sep } from "node:path";
+import { makeDirectory } from "../util/make-dir.js";
+
+const code = (error: unknown) => (error as NodeJS.ErrnoException).code;
+
+/** The folder of a workspace's own engine state: trace, session transcripts, audit log. */
+export function agentFolder(cwd: string): string {
+  return join(resolve(cwd), ".agent");
+}
+
+/** Whether `file` is inside `folder` (both absolute and normalised), lexically. */
+export function isInside(folder: string, file: string): boolean {
+  const rel = relative(folder, file);
+  return rel !== "" && rel.split(sep)[0] !== ".." && !rel.startsWith(sep);
+}
+
+/**
+ * Opens `file` for appending as a file really inside `folder`, or throws saying why. The folder comes with the
+ * workspace (a cloned repository can ship `.agent/audit.jsonl -> ~/.bashrc`, or `.agent` itself as a link), so:
+ * no symbolic link is followed from `folder` down to the file (O_NOFOLLOW on the file, lstat on each folder), the
+ * file must be a regular file with one link (a hard link to a file elsewhere is that file), and on Linux the opened
+ * descriptor's real path is checked to be under the folder's real place, which closes the gap between the checks
+ * and the open.
+ */
+export function openAppendInside(folder: string, file: string): number {
+  const root = resolve(folder);
+  const target = resolve(file);
+  if (!isInside(root, target)) throw new Error(`${target} is not inside ${root}`);
+  makeDirectory(dirname(root));
+  // Every folder from the root down to the file's: each must be a real folder, made here if missing.
+  const parts = relative(root, dirname(target)).split(sep).filter((part) => part !== "");
+  let at = root;
+  for (const part of ["", ...parts]) {
+    at = part === "" ? at : join(at, part);
+    let stat;
+    try {
+      stat = lstatSync(at);
+    } catch (error) {
+      if (code(error) !== "ENOENT") throw error;
+      try {
+        mkdirSync(at);
+      } catch (made) {
+        if (code(made) !== "EEXIST") throw made;
+      }
+      stat = lstatSync(at);
+    }
+    if (stat.isSymbolicLink()) throw new Error(`${at} is a symbolic link; the engine writes its own files only into real folders, never through a link`);
+    if (!stat.isDirectory()) throw new Error(`${at} is not a folder`);
+  }
+  let fd: number;
+  try {
+    fd = openSync(target, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW, 0o644);
+  } catch (error) {
+    if (code(error) === "ELOOP") throw new Error(`${target} is a symbolic link; the engine writes its own files only as regular files, never through a link`);
+    throw error;
+  }
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) throw new Error(`${target} is not a regular file`);
+    if (stat.nlink > 1) throw new Error(`${target} is hard-linked (${stat.nlink} names): it may be a file outside ${root}, so it is not written`);
+    const opened = openedPath(fd);
+    const expected = join(realpathSync(dirname(root)), basename(root));
+    if (opened !== undefined && !isInside(expected, opened)) {
+      throw new Error(`${target} really is ${opened}, outside ${expected} (a folder on its path was swapped for a link)`);
+    }
+  } catch (error) {
+    closeSync(fd);
+    throw error;
+  }
+  return fd;
+}
+
+/** The real path of an open descriptor where the system tells it (Linux's /proc); undefined elsewhere. */
+function openedPath(fd: number): string | undefined {
+  try {
+    return readlinkSync(`/proc/self/fd/${fd}`);
+  } catch {
+    return undefined;
+  }
+}
