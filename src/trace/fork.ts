@@ -7,13 +7,12 @@ import type { Model, ModelStreamEvent } from "../models/model.js";
 import { planCompaction, SUMMARY_PREFIX } from "../compaction/compact.js";
 import { DEFAULT_KEEP_RECENT_TOKENS, type QueryOptions } from "../options.js";
 import { prepare, startRun, type QueryRun } from "../query.js";
-import { agentFolder } from "./agent-folder.js";
-import { JsonlWriter } from "./jsonl-writer.js";
-import { redactLine, secretValues } from "./redact.js";
+import { secretValues } from "./redact.js";
 import type { TraceLine } from "./format.js";
 import { analyseRun, compactionsIn, compactionSummaries, detailsOf, isState, type RecordedBatch, type RecordedResponse, type RecordedRun } from "./recording.js";
 import { splitRuns, type ForkPoint, type TraceSession } from "./session.js";
 import { historyForModel, loadTranscript, transcriptPath } from "./transcript.js";
+import { transcriptLines } from "./transcript-writer.js";
 
 export interface ForkOptions extends QueryOptions {
   /** The seq of the line to fork at: the fork continues from the conversation as it stood there. */
@@ -90,11 +89,10 @@ export function fork(session: TraceSession, options: ForkOptions): QueryRun {
   // the fork inherits goes on record first, so the fork session can be continued like any other.
   const inherited = input === "" ? history.slice(0, -1) : history;
   if (inherited.length > 0) {
-    const out = new JsonlWriter(transcriptPath(cwd, sessionId), () => {}, { inside: agentFolder(cwd) });
+    // Signed and redacted like the engine's transcript lines: the history may come from a transcript written unredacted.
+    const out = transcriptLines({ cwd, sessionId, secrets: secretValues(), onError: () => {} });
     const time = new Date().toISOString();
-    // Redacted like the engine's transcript lines: the history may come from a transcript written unredacted.
-    const secrets = secretValues();
-    for (const message of inherited) out.writeLine(redactLine(JSON.stringify({ type: "message", time, message }), secrets));
+    for (const message of inherited) out.write({ type: "message", time, message });
     out.close();
   }
   return startRun(prepared, queryOptions);

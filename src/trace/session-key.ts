@@ -5,9 +5,10 @@ import { makeDirectory } from "../util/make-dir.js";
 import { statecraftHome } from "../util/statecraft-home.js";
 
 /**
- * The key that signs the allow rules a session keeps (`allow_rule` transcript lines). It lives in the statecraft
- * folder, outside every workspace, so an agent that can write its own transcript still can't forge a rule: a line
- * without a valid signature is ignored. One key per user, made on first use, readable by the user alone (0600).
+ * The key that signs every line of a session's transcript (its conversation, and the allow rules it keeps). It lives
+ * in the statecraft folder, outside every workspace, so an agent that can write its own transcript still can't forge
+ * a line: a line without a valid signature is ignored. One key per user, made on first use, readable by the user
+ * alone (0600).
  */
 export const SESSION_KEY_FILE = "session-key";
 
@@ -77,20 +78,32 @@ function workspaceOf(cwd: string): string {
   }
 }
 
-/** What a signature covers: this rule, in this session, of this workspace (a line copied elsewhere is void). */
-function signed(key: Buffer, cwd: string, sessionId: string, rule: string): Buffer {
-  return createHmac("sha256", key).update(JSON.stringify(["statecraft allow_rule 1", workspaceOf(cwd), sessionId, rule])).digest();
+/**
+ * Signs and checks transcript lines. A signature covers the whole line as written (its JSON text without the `sig`
+ * field, which is always last), in this session of this workspace: a line edited, forged, or copied from another
+ * session or folder does not check. The signature is appended as text, so checking needs no re-serialisation.
+ */
+export interface LineSigner {
+  sign(line: string): string;
+  verify(line: string): boolean;
 }
 
-/** The `sig` of an `allow_rule` line. */
-export function signAllowRule(key: Buffer, cwd: string, sessionId: string, rule: string): string {
-  return SIGNATURE_PREFIX + signed(key, cwd, sessionId, rule).toString("hex");
-}
+const LINE_SIGNATURE = /,"sig":"hmac-sha256:([0-9a-f]{64})"\}$/;
 
-/** Whether `sig` is this rule's signature for this session and workspace. */
-export function verifyAllowRule(key: Buffer, cwd: string, sessionId: string, rule: string, sig: unknown): boolean {
-  if (typeof sig !== "string" || !sig.startsWith(SIGNATURE_PREFIX)) return false;
-  const given = Buffer.from(sig.slice(SIGNATURE_PREFIX.length), "hex");
-  const expected = signed(key, cwd, sessionId, rule);
-  return given.length === expected.length && timingSafeEqual(given, expected);
+export function lineSigner(key: Buffer, cwd: string, sessionId: string): LineSigner {
+  const scope = JSON.stringify(["statecraft transcript line 1", workspaceOf(cwd), sessionId]);
+  const mac = (body: string) => createHmac("sha256", key).update(scope).update("\n").update(body).digest();
+  return {
+    sign(line) {
+      if (!line.endsWith("}")) throw new Error("only a JSON object line can be signed");
+      return `${line.slice(0, -1)},"sig":"${SIGNATURE_PREFIX}${mac(line).toString("hex")}"}`;
+    },
+    verify(line) {
+      const match = LINE_SIGNATURE.exec(line);
+      if (!match) return false;
+      const given = Buffer.from(match[1], "hex");
+      const expected = mac(`${line.slice(0, match.index)}}`);
+      return given.length === expected.length && timingSafeEqual(given, expected);
+    },
+  };
 }

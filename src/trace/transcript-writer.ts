@@ -2,17 +2,47 @@ import type { EngineObserver } from "../machine/observe.js";
 import { agentFolder } from "./agent-folder.js";
 import { isoTime } from "./iso-time.js";
 import { JsonlWriter } from "./jsonl-writer.js";
-import { redactLine, redactText } from "./redact.js";
-import { sessionKey, signAllowRule } from "./session-key.js";
+import { redactLine } from "./redact.js";
+import { lineSigner, sessionKey, type LineSigner } from "./session-key.js";
 import { transcriptPath, type TranscriptEntry } from "./transcript.js";
 
 /**
+ * Writes transcript entries: each line redacted like the trace's, then signed with the user's session key
+ * (session-key.ts), so a later run can tell the engine's lines from lines something else wrote. Without a key that
+ * can be made, lines are written unsigned (later runs ignore them) and `onError` hears why, once.
+ */
+export function transcriptLines(options: {
+  cwd: string;
+  sessionId: string;
+  secrets: readonly string[];
+  onError: (error: Error) => void;
+}): { write(entry: TranscriptEntry): void; flush(): void; close(): void } {
+  const out = new JsonlWriter(transcriptPath(options.cwd, options.sessionId), options.onError, { inside: agentFolder(options.cwd) });
+  let signer: LineSigner | undefined | false;
+  const sign = (line: string) => {
+    if (signer === undefined) {
+      try {
+        signer = lineSigner(sessionKey(), options.cwd, options.sessionId);
+      } catch (error) {
+        signer = false;
+        options.onError(new Error(`transcript lines are written unsigned, so later runs of the session ignore them: ${(error as Error).message}`));
+      }
+    }
+    return signer === false ? line : signer.sign(line);
+  };
+  return {
+    write: (entry) => out.writeLine(sign(redactLine(JSON.stringify(entry), options.secrets))),
+    flush: () => out.flush(),
+    close: () => out.close(),
+  };
+}
+
+/**
  * Appends the conversation's new messages to `.agent/sessions/<sessionId>.jsonl` as they join it, and the allow
- * rules `allow_always` answers added, each signed with the user's session key so a later run can tell them from lines
- * something else wrote. The system prompt is an option of each run, not part of the conversation.
+ * rules `allow_always` answers added. The system prompt is an option of each run, not part of the conversation.
  * Lines are redacted like the trace's: a later run of the session reads the conversation back with `[REDACTED]` in
- * place of each secret, since the file is what anyone with the project folder can read. A rule is signed as it is
- * stored (redacted), so the signature still holds when it is read back.
+ * place of each secret, since the file is what anyone with the project folder can read. Every line is signed
+ * (`transcriptLines`).
  */
 export function transcriptWriter(options: {
   cwd: string;
@@ -20,8 +50,8 @@ export function transcriptWriter(options: {
   secrets: readonly string[];
   onError: (error: Error) => void;
 }): EngineObserver & { close(): void } {
-  const out = new JsonlWriter(transcriptPath(options.cwd, options.sessionId), options.onError, { inside: agentFolder(options.cwd) });
-  const write = (entry: TranscriptEntry) => out.writeLine(redactLine(JSON.stringify(entry), options.secrets));
+  const out = transcriptLines(options);
+  const write = out.write;
   let written = -1;
   let rules = 0;
   let list: readonly unknown[] | undefined;
@@ -29,15 +59,6 @@ export function transcriptWriter(options: {
   // Most states add nothing: the time is only read once a state has a line to stamp (the same for all its lines).
   let stamp: string | undefined;
   const time = () => (stamp ??= isoTime());
-  const signature = (rule: string): { sig?: string } => {
-    try {
-      return { sig: signAllowRule(sessionKey(), options.cwd, options.sessionId, rule) };
-    } catch (error) {
-      // Unsigned, the rule still holds for this run; later runs ignore it (with a warning) and ask again.
-      options.onError(new Error(`could not sign the allow rule ${rule}: ${(error as Error).message}`));
-      return {};
-    }
-  };
   return {
     state({ context, state, event }) {
       if (state === "build_context") return;
@@ -66,8 +87,7 @@ export function transcriptWriter(options: {
       const added = context.deps.policy?.sessionRules;
       if (added) {
         for (; rules < added.length; rules++) {
-          const rule = redactText(added[rules], options.secrets);
-          write({ type: "allow_rule", time: time(), rule, ...signature(rule) });
+          write({ type: "allow_rule", time: time(), rule: added[rules] });
         }
       }
       if (state === "done") out.flush();

@@ -2,16 +2,15 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { AgentError } from "../errors/agent-error.js";
 import type { Message } from "../models/messages.js";
-import { existingSessionKey, sessionKeyPath, verifyAllowRule } from "./session-key.js";
+import { existingSessionKey, sessionKeyPath, lineSigner, type LineSigner } from "./session-key.js";
 
 /** One line of `.agent/sessions/<sessionId>.jsonl`. */
 export type TranscriptEntry =
   | { type: "message"; time: string; message: Message }
   /**
-   * An allow rule an `allow_always` answer added; it holds for later runs of the session. `sig` is its signature
-   * with the user's session key (session-key.ts): a line without a valid one was not written by the engine.
+   * An allow rule an `allow_always` answer added; it holds for later runs of the session.
    */
-  | { type: "allow_rule"; time: string; rule: string; sig?: string }
+  | { type: "allow_rule"; time: string; rule: string }
   | { type: "compaction"; time: string; summary: string }
   /** The history was replaced (compaction, prepareNextTurn): these messages are the conversation from here on. */
   | { type: "reset"; time: string; messages: Message[] };
@@ -42,35 +41,34 @@ export function checkSessionId(sessionId: string): void {
 
 /**
  * Reads a session's conversation. A missing file is a new session. A torn last line (a crash mid-write) is skipped;
- * a damaged line elsewhere is an error naming the file and line. An `allow_rule` line whose signature doesn't check
- * (added by something other than the engine, or copied from another session or workspace) is ignored; `warn` hears
- * about each.
+ * a damaged line elsewhere is an error naming the file and line. Every line the engine writes carries its signature
+ * (`sig`, the last field: session-key.ts); a line whose signature doesn't check — added or edited by something other
+ * than the engine, copied from another session or workspace, or written before lines were signed — is ignored, and
+ * `warn` hears about it: once per allow rule, once in all for other lines.
  */
 export function loadTranscript(cwd: string, sessionId: string, warn?: (message: string) => void): LoadedTranscript {
   const file = transcriptPath(cwd, sessionId);
   const loaded: LoadedTranscript = { messages: [], allowRules: [], ignored: [] };
   if (!existsSync(file)) return loaded;
-  let key: Buffer | undefined | Error;
-  const ignore = (line: number, rule: unknown, why: string) => {
-    const message = `${file} line ${line}: allow rule ${JSON.stringify(rule)} ignored: ${why}`;
+  let signer: LineSigner | Error | undefined;
+  const check = (text: string): string | undefined => {
+    if (signer === undefined) {
+      try {
+        const key = existingSessionKey();
+        signer = key ? lineSigner(key, cwd, sessionId) : new Error(`no session key exists (${sessionKeyPath()}), so the engine signed nothing`);
+      } catch (error) {
+        signer = error as Error;
+      }
+    }
+    if (signer instanceof Error) return signer.message;
+    return signer.verify(text) ? undefined : "the engine did not write it (its signature is missing or wrong, or it was signed for another session or folder)";
+  };
+  const ignore = (message: string) => {
     loaded.ignored.push(message);
     warn?.(message);
   };
-  const checkRule = (line: number, entry: { rule?: unknown; sig?: unknown }) => {
-    if (typeof entry.rule !== "string") return ignore(line, entry.rule, "it is not a rule");
-    if (key === undefined) {
-      try {
-        key = existingSessionKey() ?? new Error(`no session key exists (${sessionKeyPath()}), so the engine signed nothing`);
-      } catch (error) {
-        key = error as Error;
-      }
-    }
-    if (key instanceof Error) return ignore(line, entry.rule, key.message);
-    if (!verifyAllowRule(key, cwd, sessionId, entry.rule, entry.sig)) {
-      return ignore(line, entry.rule, "the engine did not write it (its signature is missing or wrong, or it was signed for another session or folder); answer allow_always again to keep it");
-    }
-    loaded.allowRules.push(entry.rule);
-  };
+  const otherIgnored: number[] = [];
+  let otherWhy = "";
   const lines = readFileSync(file, "utf8").split("\n");
   for (let i = 0; i < lines.length; i++) {
     const text = lines[i];
@@ -82,9 +80,23 @@ export function loadTranscript(cwd: string, sessionId: string, warn?: (message: 
       if (i >= lines.length - 2) break; // torn last line
       throw new AgentError("INVALID_OPTIONS", `transcript ${file} line ${i + 1} is not valid JSON; fix or remove that line`);
     }
+    const why = check(text);
+    if (why !== undefined) {
+      if (entry.type === "allow_rule") {
+        ignore(`${file} line ${i + 1}: allow rule ${JSON.stringify(entry.rule)} ignored: ${why}; answer allow_always again to keep it`);
+      } else {
+        otherIgnored.push(i + 1);
+        otherWhy = why;
+      }
+      continue;
+    }
     if (entry.type === "message") loaded.messages.push(entry.message);
-    else if (entry.type === "allow_rule") checkRule(i + 1, entry);
+    else if (entry.type === "allow_rule" && typeof entry.rule === "string") loaded.allowRules.push(entry.rule);
     else if (entry.type === "reset") loaded.messages = [...entry.messages];
+  }
+  if (otherIgnored.length > 0) {
+    const shown = otherIgnored.slice(0, 10).join(", ") + (otherIgnored.length > 10 ? ", …" : "");
+    ignore(`${file}: ${otherIgnored.length} line${otherIgnored.length === 1 ? "" : "s"} of the conversation ignored (line${otherIgnored.length === 1 ? "" : "s"} ${shown}): ${otherWhy}`);
   }
   return loaded;
 }

@@ -4,6 +4,7 @@ import { pino } from "pino";
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { defineTool, query, scriptedModel, TRACE_VERSION } from "../../src/index.js";
+import { lineSigner, sessionKey } from "../../src/trace/session-key.js";
 import { collect, readJsonl, removeDir, tempDir, echoTool } from "../support/engine.js";
 
 let cwd: string;
@@ -199,7 +200,9 @@ describe("transcript and audit", () => {
     mkdirSync(join(cwd, ".agent", "sessions"), { recursive: true });
     writeFileSync(
       join(cwd, ".agent", "sessions", "torn.jsonl"),
-      JSON.stringify({ type: "message", time: "t", message: { role: "user", content: "before" } }) + "\n" + '{"type":"message","ti',
+      lineSigner(sessionKey(), cwd, "torn").sign(JSON.stringify({ type: "message", time: "t", message: { role: "user", content: "before" } })) +
+        "\n" +
+        '{"type":"message","ti',
     );
     const model = scriptedModel([{ text: "ok" }]);
     await collect(query("after", { model, cwd, sessionId: "torn" }));

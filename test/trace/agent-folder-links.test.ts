@@ -14,19 +14,22 @@ import { collect, echoTool, removeDir, tempDir } from "../support/engine.js";
  */
 let ws: string;
 let outside: string;
+let home: string;
 let savedHome: string | undefined;
 beforeEach(() => {
+  home = tempDir("statecraft-agent-links-home-");
   ws = tempDir("statecraft-agent-links-");
   outside = tempDir("statecraft-agent-links-outside-");
   fs.writeFileSync(path.join(outside, "bashrc"), "export PATH=/usr/bin\n");
   savedHome = process.env.STATECRAFT_HOME;
-  process.env.STATECRAFT_HOME = path.join(outside, "home");
+  process.env.STATECRAFT_HOME = home;
 });
 afterEach(() => {
   if (savedHome === undefined) delete process.env.STATECRAFT_HOME;
   else process.env.STATECRAFT_HOME = savedHome;
   removeDir(ws);
   removeDir(outside);
+  removeDir(home);
 });
 
 function capturingLogger() {
