@@ -1,5 +1,6 @@
 // Builds dist/ from src/: the TypeScript compile, then the non-TypeScript assets a built package needs
-// (the demo's sample project, the inspector's page). Runs on `npm install`/`npm ci` through "prepare".
+// (the demo's sample project, the inspector's page). Runs before `npm pack`/`npm publish` ("prepack"), before the demo
+// ("npm run demo") and before the tests (test/global-setup.ts rebuilds when src/ changed).
 import { execFileSync } from "node:child_process";
 import { chmodSync, cpSync, existsSync, mkdirSync } from "node:fs";
 import { createRequire } from "node:module";
