@@ -105,6 +105,15 @@ export function defineTool<Input = Record<string, unknown>>(config: ToolConfig<I
   if (schema === null || typeof schema !== "object" || Array.isArray(schema)) {
     throw new AgentError("INVALID_TOOL", `tool "${name}": inputSchema must be a JSON Schema object, e.g. { type: "object", properties: {} }`);
   }
+  // Providers take a tool's input as one JSON object (function-calling parameters); any other schema is refused by the
+  // server at the first model call, far from the mistake.
+  if (schema.type !== "object") {
+    throw new AgentError(
+      "INVALID_TOOL",
+      `tool "${name}": inputSchema must describe an object (type: "object"), got ${schema.type === undefined ? "a schema without a type" : `type ${JSON.stringify(schema.type)}`}; ` +
+        `wrap other input in a property, e.g. { type: "object", properties: { items: ${JSON.stringify(schema.type === undefined ? {} : { type: schema.type })} }, required: ["items"] }`,
+    );
+  }
   if (config.executionMode !== undefined && config.executionMode !== "parallel" && config.executionMode !== "sequential") {
     throw new AgentError("INVALID_TOOL", `tool "${name}": executionMode must be "parallel" or "sequential"`);
   }

@@ -267,7 +267,18 @@ describe("options are checked", () => {
     expect(() => defineTool({ name: "has space", description: "d", inputSchema: {}, risk: "read", execute: () => "" })).toThrow(/tool name "has space" is not valid/);
     expect(() => defineTool({ name: "t", description: "", inputSchema: {}, risk: "read", execute: () => "" })).toThrow(/description/);
     expect(() => defineTool({ name: "t", description: "d", inputSchema: {}, risk: "danger" as never, execute: () => "" })).toThrow(/risk must be/);
-    expect(() => defineTool({ name: "t", description: "d", inputSchema: { type: "nonsense" }, risk: "read", execute: () => "" })).toThrow(/not a valid JSON Schema/);
+    expect(() => defineTool({ name: "t", description: "d", inputSchema: { type: "object", properties: { a: { type: "nonsense" } } }, risk: "read", execute: () => "" })).toThrow(
+      /not a valid JSON Schema/,
+    );
+  });
+
+  it("defineTool refuses an input schema that is not an object schema, at definition, saying how to wrap it", () => {
+    const define = (inputSchema: Record<string, unknown>) => () => defineTool({ name: "t", description: "d", inputSchema, risk: "read", execute: () => "" });
+    expect(define({ type: "array", items: { type: "string" } })).toThrow(/tool "t": inputSchema must describe an object \(type: "object"\), got type "array"; wrap other input in a property/);
+    expect(define({ type: "string" })).toThrow(/got type "string"/);
+    expect(define({})).toThrow(/got a schema without a type/);
+    expect(define({ type: ["object", "null"] })).toThrow(/got type \["object","null"\]/);
+    expect(define({ type: "object" }).call(null).inputSchema).toEqual({ type: "object" });
   });
 });
 
