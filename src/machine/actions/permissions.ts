@@ -60,8 +60,24 @@ export function denyResponse(context: EngineContext): Partial<EngineContext> {
       stopReason: "permission_denied",
       stopError: {
         code: "PERMISSION_DENIED",
-        message: `permission denied for ${name}: ${why}. Allow it with an allow rule or another permission mode, or answer through permissions.onAsk`,
+        message: `permission denied for ${name}: ${why}. ${whatWouldAllow(denied?.permission)}`,
       },
     },
   };
+}
+
+/** What would change a deny, by who made it: only the asked-with-no-one-to-ask case is open to every remedy. */
+export function whatWouldAllow(permission: { by?: string; rule?: string } | null | undefined): string {
+  const rule = permission?.rule;
+  switch (permission?.by) {
+    case "rule":
+      if (rule?.startsWith("protected(")) return "It is a protected path: no rule or mode allows an agent to write it; change it yourself";
+      return `Deny rules win over every allow rule and mode: remove or narrow ${rule ?? "the deny rule"} to allow it`;
+    case "mode":
+      return "Plan mode is read-only: run in another permission mode to allow it";
+    case "human":
+      return "It was denied when asked";
+    default:
+      return "Allow it with an allow rule or another permission mode, or answer through permissions.onAsk";
+  }
 }
