@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { statSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
 import { createActor, type Actor } from "xstate";
 import { AgentError, type ErrorInfo } from "./errors/agent-error.js";
@@ -21,6 +22,7 @@ import {
   type QueryOptions,
   type QueueMode,
 } from "./options.js";
+import { createPermissionPolicy } from "./permissions/policy.js";
 import { PERMISSION_MODES, type PermissionOptions } from "./permissions/types.js";
 import { startInspector, type Inspector } from "./inspect/server.js";
 import type { InspectedRun } from "./inspect/run.js";
@@ -260,7 +262,10 @@ export function prepare(userInput: string, options: QueryOptions, placement: Run
   const maxTurns = limit("maxTurns", DEFAULT_MAX_TURNS, 1);
   const maxToolCalls = limit("maxToolCalls", DEFAULT_MAX_TOOL_CALLS, 0);
   const timeoutMs = limit("timeoutMs", DEFAULT_TIMEOUT_MS, 1);
+  if (options.cwd !== undefined && typeof options.cwd !== "string") throw fail(`options.cwd must be a folder's path, got ${JSON.stringify(options.cwd)}`);
   const cwd = resolve(options.cwd ?? process.cwd());
+  // The workspace is never made up: a mistyped cwd would otherwise get an empty .agent/ and tools that find nothing.
+  if (!isFolder(cwd)) throw fail(`options.cwd ${JSON.stringify(options.cwd ?? cwd)} is not an existing folder (resolved to ${cwd}); give the project's folder`);
   const sessionId = placement.sessionId ?? options.sessionId ?? randomUUID();
   if (typeof sessionId !== "string") throw fail("options.sessionId must be a string");
   try {
@@ -281,6 +286,12 @@ export function prepare(userInput: string, options: QueryOptions, placement: Run
     throw fail(`options.permissions.mode must be one of ${PERMISSION_MODES.join(", ")}, got ${JSON.stringify(permissions.mode)}`);
   }
   if (permissions.onAsk !== undefined && typeof permissions.onAsk !== "function") throw fail("options.permissions.onAsk must be a function");
+  // Rules are parsed when the run builds its policy; parsed here too so a malformed rule throws now, not mid-run.
+  try {
+    createPermissionPolicy(permissions, [], { cwd });
+  } catch (error) {
+    throw fail(`options.${(error as Error).message}`);
+  }
   if (options.systemPrompt !== undefined && typeof options.systemPrompt !== "string") throw fail("options.systemPrompt must be a string");
   if (options.inspect !== undefined) {
     const port = (options.inspect as { port?: unknown } | null)?.port;
@@ -406,4 +417,12 @@ function askThroughInspector(permissions: PermissionOptions, inspector: Inspecto
       }
     },
   };
+}
+
+function isFolder(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
 }

@@ -69,6 +69,7 @@ describe("statecraft: usage errors exit 2, help and version exit 0", { timeout: 
     [["run", "--model", "m", "--cwd", "no-such-folder", "x"], /--cwd: folder .*no-such-folder does not exist/],
     [["run", "--model", "m", "--session", "../escape", "x"], /sessionId "\.\.\/escape" is not valid/],
     [["frobnicate"], /unknown command 'frobnicate'/],
+    [["run", "--model", "m", "--deny", "bash(rm *", "x"], /permissions\.deny\[0\] "bash\(rm \*" is not a valid rule/],
   ])("%j", async (args, message) => {
     const dir = workspace();
     const result = await runCli(args, { cwd: dir });

@@ -259,6 +259,25 @@ describe("options are checked", () => {
     expect(() => query("x", { model: scriptedModel([]), cwd, ...(bad as object) })).toThrow(message);
   });
 
+  it("a malformed permission rule throws INVALID_OPTIONS at once, before any model call", () => {
+    const model = scriptedModel([{ text: "unreached" }]);
+    for (const rule of ["bash(rm *", "bash()", "(x)", 42]) {
+      expect(() => query("x", { model, cwd, permissions: { deny: [rule as string] } })).toThrow(/options\.permissions\.deny\[0\] .*(not a valid rule|must be a string|empty pattern)/);
+    }
+    expect(() => query("x", { model, cwd, permissions: { allow: ["read_file", "write_file(src/**"] } })).toThrow(/options\.permissions\.allow\[1\]/);
+    expect(model.requests).toHaveLength(0);
+  });
+
+  it("a cwd that is not an existing folder throws INVALID_OPTIONS, and nothing is created there", () => {
+    const model = scriptedModel([{ text: "unreached" }]);
+    const missing = join(cwd, "no-such-folder");
+    expect(() => query("x", { model, cwd: missing })).toThrow(/options\.cwd ".*no-such-folder" is not an existing folder/);
+    expect(existsSync(missing)).toBe(false);
+    writeFileSync(join(cwd, "a-file"), "");
+    expect(() => query("x", { model, cwd: join(cwd, "a-file") })).toThrow(/is not an existing folder/);
+    expect(() => query("x", { model, cwd: 42 as never })).toThrow(/options\.cwd must be a folder's path, got 42/);
+  });
+
   it("a missing model is named", () => {
     expect(() => query("x", {} as never)).toThrow(/options.model must be a Model/);
   });
