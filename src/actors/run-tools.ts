@@ -5,7 +5,7 @@ import { callHook, type AgentHooks } from "../hooks.js";
 import type { ToolCall, ToolResult } from "../models/messages.js";
 import { recheckDecision, type DecidedCall } from "../permissions/recheck.js";
 import type { PermissionPolicy } from "../permissions/types.js";
-import type { AnyTool, RunInfo, ToolOutput } from "../tools/define-tool.js";
+import type { AnyTool, RunInfo, ToolOutput, ToolProgress } from "../tools/define-tool.js";
 import { truncateMiddle } from "../tools/truncate.js";
 import { abortable } from "../util/abortable.js";
 import type { Report } from "./report.js";
@@ -106,15 +106,23 @@ async function runOne(
   const signal = timeout ? AbortSignal.any([runSignal, timeout]) : runSignal;
   // How long the tool's synchronous part held the thread (see loopTurn).
   let blockedMs = 0;
+  let ended = false;
+  const progress = (update: ToolProgress) => {
+    // A late notification (after the result or the abort) is dropped: the call's events end with its result.
+    if (ended || signal.aborted || typeof update?.progress !== "number") return;
+    const { progress: done, total, message } = update;
+    report({ type: "tool.progress", call, progress: done, ...(typeof total === "number" ? { total } : {}), ...(typeof message === "string" ? { message } : {}) });
+  };
   const execute = () => {
     const from = performance.now();
     try {
-      return tool.execute(call.input, { signal, cwd: input.cwd, sessionId: call.sessionId, toolCallId: call.id, run: input.run });
+      return tool.execute(call.input, { signal, cwd: input.cwd, sessionId: call.sessionId, toolCallId: call.id, run: input.run, progress });
     } finally {
       blockedMs = performance.now() - from;
     }
   };
   const finish = (event: Parameters<Report>[0]) => {
+    ended = true;
     report(event);
     return blockedMs >= BLOCKING_MS;
   };
