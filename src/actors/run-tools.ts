@@ -189,5 +189,23 @@ function normaliseOutput(output: ToolOutput, tool: AnyTool): ToolResult {
       `tool ${tool.name} returned ${JSON.stringify(output)}; execute must return a string or { content: string, isError?: boolean }`,
     );
   }
-  return { content: truncateMiddle(output.content, tool.maxOutputChars), isError: output.isError === true };
+  const result: ToolResult = { content: truncateMiddle(output.content, tool.maxOutputChars), isError: output.isError === true };
+  const details = detailsOf(output.details, tool.maxOutputChars);
+  return details ? { ...result, details } : result;
+}
+
+/**
+ * A tool's details as kept: a JSON copy of a plain object, and none when larger than the tool's output limit (the
+ * trace holds them, and must stay bounded like the text).
+ */
+function detailsOf(details: unknown, maxChars: number): Record<string, unknown> | undefined {
+  if (details === null || typeof details !== "object" || Array.isArray(details)) return undefined;
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(details);
+  } catch {
+    return undefined;
+  }
+  if (text === undefined || text.length > maxChars) return undefined;
+  return JSON.parse(text) as Record<string, unknown>;
 }

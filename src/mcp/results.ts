@@ -11,8 +11,8 @@ export interface McpCallResult {
 
 /**
  * An MCP result as the model sees it: text parts joined by blank lines; an image, audio or resource as a short note
- * (the model's messages carry text only); `structuredContent` as JSON when there is no text to show it by;
- * `isError` as an error result.
+ * (the model's messages carry text only); `structuredContent` kept in the result's details, and shown as JSON when
+ * there is no text to show it by; `isError` as an error result.
  */
 export function mapCallResult(result: McpCallResult): ToolOutput {
   const parts: string[] = [];
@@ -21,8 +21,11 @@ export function mapCallResult(result: McpCallResult): ToolOutput {
   if (parts.length === 0 && result.structuredContent !== undefined) parts.push(JSON.stringify(result.structuredContent));
   if (parts.length === 0 && result.toolResult !== undefined) parts.push(typeof result.toolResult === "string" ? result.toolResult : JSON.stringify(result.toolResult));
   const text = parts.join("\n\n");
-  if (result.isError === true) return { content: text === "" ? "Error: the MCP tool failed and said nothing more" : text, isError: true };
-  return text === "" ? "(no output)" : text;
+  const structured = result.structuredContent;
+  const details = structured !== null && typeof structured === "object" && !Array.isArray(structured) ? { structuredContent: structured as Record<string, unknown> } : undefined;
+  if (result.isError === true) return { content: text === "" ? "Error: the MCP tool failed and said nothing more" : text, isError: true, ...(details ? { details } : {}) };
+  const shown = text === "" ? "(no output)" : text;
+  return details ? { content: shown, details } : shown;
 }
 
 function describePart(item: unknown): string {

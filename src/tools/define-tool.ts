@@ -49,8 +49,11 @@ export interface RunInfo {
   relay(event: import("../events.js").AgentEvent): void;
 }
 
-/** A tool's result: plain text, or text flagged as an error the model should see as one. */
-export type ToolOutput = string | { content: string; isError?: boolean };
+/**
+ * A tool's result: plain text, or text flagged as an error the model should see as one, with optional `details`
+ * (JSON data for the caller and the trace; the model sees only `content`).
+ */
+export type ToolOutput = string | { content: string; isError?: boolean; details?: Record<string, unknown> };
 
 export interface ToolConfig<Input = Record<string, unknown>> {
   /** Letters, digits, `_` and `-`, at most 64 characters (what model APIs accept). */

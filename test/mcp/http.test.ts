@@ -1,5 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
 import net from "node:net";
+import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { AgentEvent } from "../../src/events.js";
 import { mcpTools, type McpToolsHandle } from "../../src/mcp/index.js";
@@ -89,7 +91,12 @@ describe("MCP over Streamable HTTP", () => {
 
     const shout = handle.tools.find((t) => t.name === "mcp__test__shout")!;
     expect(shout.validateInput({})).toMatchObject({ ok: false, message: 'input: missing required property "text"' });
-    expect(await shout.execute({ text: "hi" }, toolContext())).toBe("HI");
+    expect(await shout.execute({ text: "hi" }, toolContext())).toEqual({ content: "HI", details: { structuredContent: { length: 2 } } });
+    // In a run: the details reach the caller's tool_result and the trace, the model sees the text.
+    const { events, result } = await collect(query("go", { model: scriptedModel([{ toolCalls: [{ name: "mcp__test__shout", input: { text: "abc" } }] }, { text: "ok" }]), tools: handle.tools, cwd }));
+    expect(events.find((e) => e.type === "tool_result")).toMatchObject({ result: { content: "ABC", details: { structuredContent: { length: 3 } } } });
+    expect(result.messages.find((m) => m.role === "tool")).toEqual(expect.not.objectContaining({ details: expect.anything() }));
+    expect(readFileSync(join(cwd, ".agent", "trace.jsonl"), "utf8")).toContain('"details":{"structuredContent":{"length":3}}');
     expect(await handle.tools.find((t) => t.name === "mcp__test__fail")!.execute({}, toolContext())).toEqual({ content: "the backend said no", isError: true });
   }, 60_000);
 

@@ -52,7 +52,9 @@ describe("MCP results", () => {
     expect(mapCallResult({ content: [{ type: "resource_link", uri: "demo://x", name: "X" }] })).toBe('[resource link demo://x "X"]');
     expect(mapCallResult({ content: [{ type: "text", text: "no such file" }], isError: true })).toEqual({ content: "no such file", isError: true });
     expect(mapCallResult({ content: [], isError: true })).toMatchObject({ isError: true });
-    expect(mapCallResult({ content: [], structuredContent: { n: 1 } })).toBe('{"n":1}');
+    expect(mapCallResult({ content: [], structuredContent: { n: 1 } })).toEqual({ content: '{"n":1}', details: { structuredContent: { n: 1 } } });
+    expect(mapCallResult({ content: [{ type: "text", text: "t" }], structuredContent: { n: 1 }, isError: true })).toEqual({ content: "t", isError: true, details: { structuredContent: { n: 1 } } });
+    expect(mapCallResult({ content: [{ type: "text", text: "t" }], structuredContent: [1] })).toBe("t");
     expect(mapCallResult({ content: [] })).toBe("(no output)");
     expect(mapCallResult({ toolResult: { old: true } })).toBe('{"old":true}');
   });

@@ -28,6 +28,8 @@ describe("a traced run with MCP tools", () => {
 
     const file = path.join(cwd, ".agent", "trace.jsonl");
     const session = await loadSession(file, (await lastSessionId(file))!);
+    // The memory server answers with structuredContent too: kept in the recorded results' details, and replayed.
+    expect(JSON.stringify(session.lines)).toContain('"details":{"structuredContent"');
     const replayed = await replay(session);
     expect(replayed.divergence).toBeUndefined();
     expect(replayed.identical).toBe(true);
