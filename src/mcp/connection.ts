@@ -2,10 +2,13 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { ToolListChangedNotificationSchema, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import { McpError, ToolListChangedNotificationSchema, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import { AgentError } from "../errors/agent-error.js";
 import { isStdio, type McpServerConfig } from "./config.js";
 import type { McpCallResult } from "./results.js";
+
+/** The SDK's words for an HTTP stream that broke and was not (or could not be) resumed. */
+const STREAM_BROKEN = /^(SSE stream disconnected|Maximum reconnection attempts|Failed to reconnect)/;
 
 /** How much of a stdio server's stderr is kept to explain a failure. */
 const STDERR_TAIL = 2_000;
@@ -53,6 +56,22 @@ export class McpConnection {
   /** Calls a tool; the signal cancels the request (`notifications/cancelled`). */
   async call(tool: string, args: Record<string, unknown>, options: CallOptions): Promise<McpCallResult> {
     const client = await this.ready();
+    try {
+      return await this.callOn(client, tool, args, options);
+    } catch (error) {
+      // An HTTP server that went away shows as a failed request (the connection stays "open"): a failure that is no
+      // JSON-RPC answer of the server drops this session, so the next call connects again.
+      if (!options.signal.aborted && !(error instanceof McpError) && this.client === client && !isStdio(this.config)) {
+        this.client = undefined;
+        this.transport = undefined;
+        this.lostReason = `the request failed: ${(error as Error).message}`;
+        void client.close().catch(() => undefined);
+      }
+      throw error;
+    }
+  }
+
+  private async callOn(client: Client, tool: string, args: Record<string, unknown>, options: CallOptions): Promise<McpCallResult> {
     return (await client.callTool({ name: tool, arguments: args }, undefined, {
       signal: options.signal,
       // The engine's own timer (the tool's timeoutMs) ends the call; the SDK's is a backstop a little later.
@@ -63,9 +82,14 @@ export class McpConnection {
     })) as McpCallResult;
   }
 
-  /** Whether the connection was lost since the last call (the next call reconnects). */
+  /** Why the connection was lost since the last call (the next call reconnects), or undefined. */
   get lost(): string | undefined {
     return this.lostReason;
+  }
+
+  /** Whether a lost server is started (stdio) or connected (HTTP) again on the next call. */
+  get canRestart(): boolean {
+    return this.restarts < this.options.maxRestarts;
   }
 
   async close(): Promise<void> {
@@ -87,7 +111,7 @@ export class McpConnection {
       throw new AgentError(
         "MCP_SERVER_FAILED",
         `MCP server "${this.server}" went away and was restarted ${this.restarts} times already (maxRestarts ${this.options.maxRestarts}); ` +
-          `its tools are unavailable for the rest of this process. Last: ${this.lostReason ?? "unknown"}${this.stderrNote()}`,
+          `its tools stay unavailable until mcpTools() is called again. Last: ${this.lostReason ?? "unknown"}${this.stderrNote()}`,
       );
     }
     this.restarts++;
@@ -121,7 +145,14 @@ export class McpConnection {
       if (this.client !== client) return;
       this.client = undefined;
       this.transport = undefined;
-      if (!this.closedByUs) this.lostReason = `the connection closed${this.exitNote(transport)}`;
+      if (!this.closedByUs) this.lostReason ??= `the connection closed${this.exitNote(transport)}`;
+    };
+    client.onerror = (error) => {
+      // The SDK leaves a request pending when the HTTP stream carrying its answer breaks and cannot be resumed:
+      // closing the client ends every pending request (with "Connection closed"), and the next call connects again.
+      if (this.client !== client || isStdio(this.config) || !STREAM_BROKEN.test(error.message)) return;
+      this.lostReason = `the server's stream broke (${error.message})`;
+      void client.close().catch(() => undefined);
     };
     try {
       await client.connect(transport, { timeout: this.options.connectTimeoutMs });

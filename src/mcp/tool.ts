@@ -49,7 +49,8 @@ export function toStatecraftTool(connection: McpConnection, listing: McpToolList
         const message = (error as Error).message;
         return {
           content: lost
-            ? `Error: MCP server "${connection.server}" went away during ${listing.name}: ${message}. It is started again for the next call.`
+            ? `Error: MCP server "${connection.server}" went away during ${listing.name}: ${message}. ` +
+              (connection.canRestart ? "It is started again for the next call." : "It has been restarted as often as allowed; its tools are unavailable now.")
             : `Error: MCP server "${connection.server}" failed ${listing.name}: ${message}`,
           isError: true,
         };
@@ -66,5 +67,13 @@ function describe(server: string, listing: McpToolListing): string {
 /** MCP requires an object schema; a server that sends none (or an odd one) still gets an object-taking tool. */
 function objectSchema(schema: Record<string, unknown> | undefined): Record<string, unknown> {
   if (schema === null || typeof schema !== "object" || Array.isArray(schema)) return { type: "object", properties: {} };
-  return schema.type === undefined ? { ...schema, type: "object" } : schema;
+  let out = schema.type === undefined ? { ...schema, type: "object" } : schema;
+  // MCP's default dialect is JSON Schema 2020-12, which the engine's draft-07 validator does not load by name: the
+  // schema is checked as draft-07 instead. The keywords that differ (prefixItems, $dynamicRef…) are then ignored,
+  // which makes the check looser, never stricter; the server still validates its own input.
+  if (typeof out.$schema === "string" && /json-schema\.org\/draft\/20(19-09|20-12)\/schema/.test(out.$schema)) {
+    const { $schema: _dialect, ...rest } = out;
+    out = rest;
+  }
+  return out;
 }

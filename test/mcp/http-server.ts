@@ -17,13 +17,19 @@ export interface Seen {
  * pages, holds one tool whose schema no validator compiles, and grows by one when `add_tool` is called (with
  * `notifications/tools/list_changed`); `wait` reports progress and notices its cancellation.
  */
-export async function startTestServer(): Promise<{ url: string; seen: Seen; close(): Promise<void> }> {
+export async function startTestServer(port = 0): Promise<{ url: string; seen: Seen; close(): Promise<void> }> {
   const seen: Seen = { authorization: [], listPages: [], cancelled: [] };
   const tools: Tool[] = [
     { name: "shout", description: "Upper-cases text", inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] }, annotations: { readOnlyHint: true } },
     { name: "broken", description: "A schema no validator compiles", inputSchema: { type: "object", properties: { a: { type: "no-such-type" } } } },
     { name: "wait", description: "Waits, reporting progress", inputSchema: { type: "object", properties: {} }, annotations: { readOnlyHint: true } },
     { name: "add_tool", description: "Adds the tool `later`", inputSchema: { type: "object", properties: {} }, annotations: { destructiveHint: false } },
+    {
+      name: "modern",
+      description: "A JSON Schema 2020-12 schema, MCP's default dialect",
+      inputSchema: { $schema: "https://json-schema.org/draft/2020-12/schema", type: "object", properties: { n: { $ref: "#/$defs/count" } }, required: ["n"], $defs: { count: { type: "integer", minimum: 1 } } },
+      annotations: { readOnlyHint: true },
+    },
     { name: "fail", description: "Always fails", inputSchema: { type: "object", properties: {} }, annotations: { readOnlyHint: true } },
   ];
   const sessions = new Map<string, StreamableHTTPServerTransport>();
@@ -50,6 +56,8 @@ export async function startTestServer(): Promise<{ url: string; seen: Seen; clos
           }
           await server.sendToolListChanged();
           return { content: [{ type: "text", text: "added" }] };
+        case "modern":
+          return { content: [{ type: "text", text: `n=${String(args.n)}` }] };
         case "later":
           return { content: [{ type: "text", text: "later ran" }] };
         case "wait": {
@@ -94,10 +102,10 @@ export async function startTestServer(): Promise<{ url: string; seen: Seen; clos
       if (!res.headersSent) res.writeHead(500).end(String(error));
     }
   });
-  await new Promise<void>((resolve) => httpServer.listen(0, "127.0.0.1", resolve));
-  const { port } = httpServer.address() as AddressInfo;
+  await new Promise<void>((resolve) => httpServer.listen(port, "127.0.0.1", resolve));
+  const address = httpServer.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}/mcp`,
+    url: `http://127.0.0.1:${address.port}/mcp`,
     seen,
     async close() {
       await Promise.all(servers.map((s) => s.close().catch(() => undefined)));

@@ -84,7 +84,7 @@ describe("MCP over Streamable HTTP", () => {
     const problems: string[] = [];
     handle = await mcpTools({ test: { url: server.url, headers: { Authorization: "Bearer t0ken" } } }, { onProblem: (m) => problems.push(m) });
     expect(server.seen.listPages).toEqual([undefined, "page-2"]);
-    expect(handle.tools.map((t) => t.name)).toEqual(["mcp__test__shout", "mcp__test__wait", "mcp__test__add_tool", "mcp__test__fail"]);
+    expect(handle.tools.map((t) => t.name)).toEqual(["mcp__test__shout", "mcp__test__wait", "mcp__test__add_tool", "mcp__test__modern", "mcp__test__fail"]);
     expect(problems).toEqual([expect.stringMatching(/MCP server "test": tool "broken" is unavailable: .*inputSchema is not a valid JSON Schema/)]);
     expect(server.seen.authorization.every((a) => a === "Bearer t0ken")).toBe(true);
     expect(handle.tools.find((t) => t.name === "mcp__test__add_tool")?.risk).toBe("write");
@@ -97,6 +97,10 @@ describe("MCP over Streamable HTTP", () => {
     expect(events.find((e) => e.type === "tool_result")).toMatchObject({ result: { content: "ABC", details: { structuredContent: { length: 3 } } } });
     expect(result.messages.find((m) => m.role === "tool")).toEqual(expect.not.objectContaining({ details: expect.anything() }));
     expect(readFileSync(join(cwd, ".agent", "trace.jsonl"), "utf8")).toContain('"details":{"structuredContent":{"length":3}}');
+    // A 2020-12 schema is checked, $ref into $defs included.
+    const modern = handle.tools.find((t) => t.name === "mcp__test__modern")!;
+    expect(modern.validateInput({ n: 0 })).toMatchObject({ ok: false, message: "input.n: must be >= 1" });
+    expect(modern.validateInput({ n: "2" })).toEqual({ ok: true, value: { n: 2 } });
     expect(await handle.tools.find((t) => t.name === "mcp__test__fail")!.execute({}, toolContext())).toEqual({ content: "the backend said no", isError: true });
   }, 60_000);
 
@@ -111,7 +115,7 @@ describe("MCP over Streamable HTTP", () => {
     while (!tools.some((t) => t.name === "mcp__test__later") && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     // The same array, now holding the new tool, which a run can call.
     expect(handle.tools).toBe(tools);
-    expect(handle.servers()).toEqual([{ name: "test", tools: 5 }]);
+    expect(handle.servers()).toEqual([{ name: "test", tools: 6 }]);
     const { result } = await collect(query("go", { model: scriptedModel([{ toolCalls: [{ name: "mcp__test__later", input: {} }] }, { text: "ok" }]), tools, cwd }));
     expect(result.messages.find((m) => m.role === "tool")).toMatchObject({ content: "later ran", isError: false });
   }, 60_000);
@@ -135,6 +139,31 @@ describe("MCP over Streamable HTTP", () => {
     const deadline = Date.now() + 20_000;
     while (server.seen.cancelled.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     expect(server.seen.cancelled).toHaveLength(1);
+  }, 60_000);
+
+  it("a server that goes away mid-call gives that call an error result; the next call connects again", async () => {
+    const first = await startTestServer();
+    const problems: string[] = [];
+    handle = await mcpTools({ test: { url: first.url } }, { onProblem: (m) => problems.push(m) });
+    const wait = handle.tools.find((t) => t.name === "mcp__test__wait")!;
+    const shout = handle.tools.find((t) => t.name === "mcp__test__shout")!;
+    const progressed = new Promise<void>((resolve) => {
+      void wait
+        .execute({}, { ...toolContext(), progress: () => resolve() })
+        .then((out) => outcome.push(out));
+    });
+    const outcome: unknown[] = [];
+    await progressed;
+    await first.close();
+    const deadline = Date.now() + 20_000;
+    while (outcome.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(outcome[0]).toMatchObject({ isError: true });
+    expect(JSON.stringify(outcome[0])).toMatch(/MCP server \\"test\\" went away during wait/);
+    // A new server at the same address: the next call opens a new session there.
+    const second = await startTestServer(Number(new URL(first.url).port));
+    cleanups.push(() => second.close());
+    expect(await shout.execute({ text: "back" }, toolContext())).toMatchObject({ content: "BACK" });
+    expect(problems.some((p) => /"test" reconnected \(1 of at most 3\)/.test(p))).toBe(true);
   }, 60_000);
 
   it("a URL where no server listens fails mcpTools() naming the server and the URL", async () => {
