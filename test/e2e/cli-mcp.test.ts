@@ -57,6 +57,18 @@ describe("statecraft run with MCP servers", { timeout: 120_000 }, () => {
     expect(processesWith(s.root)).toEqual([]);
   });
 
+  it("chat keeps the servers for the whole session and closes them when it ends", async () => {
+    const s = setup();
+    const config = join(s.root, "mcp.json");
+    writeFileSync(config, JSON.stringify({ mcpServers: { memory: s.memory } }));
+    const result = await runCli(["chat", "--model", s.model, "--mcp-config", config, "--allow", "mcp__memory__*"], { cwd: s.project, env: s.env, input: "remember this\n/exit\n" });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toContain("mcp memory · 9 tools");
+    expect(result.stdout).toContain("mcp__memory__read_graph");
+    expect(readFileSync(s.memoryFile, "utf8")).toContain("e2e");
+    expect(processesWith(s.root)).toEqual([]);
+  });
+
   it("a project's .mcp.json is listed and skipped in an untrusted folder, and started with --trust-project", async () => {
     const s = setup();
     const ran = join(s.root, "server-ran");
