@@ -118,6 +118,11 @@ export class McpConnection {
     this.options.onProblem(`MCP server "${this.server}" ${isStdio(this.config) ? "restarted" : "reconnected"} (${this.restarts} of at most ${this.options.maxRestarts}) after: ${this.lostReason ?? "connection lost"}`);
     const client = await this.connect();
     this.lostReason = undefined;
+    // A restarted server may offer other tools than before: listed again, without holding up this call.
+    void this.listTools(client).then(
+      (tools) => this.options.onToolsChanged(tools),
+      (error: Error) => this.options.onProblem(`MCP server "${this.server}": listing its tools after the restart failed: ${error.message}`),
+    );
     return client;
   }
 
