@@ -20,6 +20,8 @@ export type AgentEvent =
   | { type: "retry"; attempt: number; delayMs: number; error: { code: string; message: string } }
   | { type: "tool_start"; call: ToolCall }
   | { type: "tool_result"; call: ToolCall; result: ToolResult }
+  /** A running tool said how far it has got (MCP progress notifications); optional, any number per call. */
+  | { type: "tool_progress"; call: ToolCall; progress: number; total?: number; message?: string }
   | { type: "permission_request"; call: ToolCall; reason: string }
   | { type: "inspector"; url: string }
   /** A queued message entered the conversation (build_context): a steering message, or a follow-up. */

@@ -82,3 +82,5 @@ export {
   type TimeSummary,
   type TurnTokens,
 } from "./trace/index.js";
+export { mcpTools, mcpToolName, mcpToolRisk, type McpToolsHandle, type McpServers, type McpServerConfig, type McpStdioServer, type McpHttpServer, type McpToolsOptions } from "./mcp/index.js";
+export type { ToolProgress } from "./tools/define-tool.js";

@@ -61,6 +61,23 @@ describe("docs", () => {
     expect(out).toMatch(/permission_denied permission denied for bash/);
   });
 
+  it("the README's MCP example runs as written against the installed memory server", () => {
+    const out = runExample(examples("README.md")[2]);
+    expect(out).toMatch(/^mcp__memory__read_graph \{/m);
+  });
+
+  it("docs/mcp.md's example runs as written: a write under a rule, the server's own refusal, the memory server", () => {
+    const [example] = examples("docs/mcp.md");
+    const out = runExample(example);
+    expect(out).toMatch(/^mcp fs · \d+ tools$/m);
+    expect(out).toContain("mcp memory · 9 tools");
+    expect(out).toContain("mcp__fs__write_file: ok");
+    expect(out).toMatch(/mcp__fs__read_text_file: error .*Access denied - path outside allowed directories/);
+    expect(out).toContain("mcp__memory__create_entities: ok");
+    expect(out).toContain("final_answer");
+    expect(out.trim().endsWith("- ship it")).toBe(true);
+  });
+
   it("docs/loop.md's examples run as written and show what they claim", () => {
     const [inbox, hooks, compaction, subagents] = examples("docs/loop.md").map(runExample);
     expect(inbox).toContain("[steering] Also check the docs.");

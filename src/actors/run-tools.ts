@@ -5,7 +5,7 @@ import { callHook, type AgentHooks } from "../hooks.js";
 import type { ToolCall, ToolResult } from "../models/messages.js";
 import { recheckDecision, type DecidedCall } from "../permissions/recheck.js";
 import type { PermissionPolicy } from "../permissions/types.js";
-import type { AnyTool, RunInfo, ToolOutput } from "../tools/define-tool.js";
+import type { AnyTool, RunInfo, ToolOutput, ToolProgress } from "../tools/define-tool.js";
 import { truncateMiddle } from "../tools/truncate.js";
 import { abortable } from "../util/abortable.js";
 import type { Report } from "./report.js";
@@ -106,15 +106,23 @@ async function runOne(
   const signal = timeout ? AbortSignal.any([runSignal, timeout]) : runSignal;
   // How long the tool's synchronous part held the thread (see loopTurn).
   let blockedMs = 0;
+  let ended = false;
+  const progress = (update: ToolProgress) => {
+    // A late notification (after the result or the abort) is dropped: the call's events end with its result.
+    if (ended || signal.aborted || typeof update?.progress !== "number") return;
+    const { progress: done, total, message } = update;
+    report({ type: "tool.progress", call, progress: done, ...(typeof total === "number" ? { total } : {}), ...(typeof message === "string" ? { message } : {}) });
+  };
   const execute = () => {
     const from = performance.now();
     try {
-      return tool.execute(call.input, { signal, cwd: input.cwd, sessionId: call.sessionId, toolCallId: call.id, run: input.run });
+      return tool.execute(call.input, { signal, cwd: input.cwd, sessionId: call.sessionId, toolCallId: call.id, run: input.run, progress });
     } finally {
       blockedMs = performance.now() - from;
     }
   };
   const finish = (event: Parameters<Report>[0]) => {
+    ended = true;
     report(event);
     return blockedMs >= BLOCKING_MS;
   };
@@ -181,5 +189,23 @@ function normaliseOutput(output: ToolOutput, tool: AnyTool): ToolResult {
       `tool ${tool.name} returned ${JSON.stringify(output)}; execute must return a string or { content: string, isError?: boolean }`,
     );
   }
-  return { content: truncateMiddle(output.content, tool.maxOutputChars), isError: output.isError === true };
+  const result: ToolResult = { content: truncateMiddle(output.content, tool.maxOutputChars), isError: output.isError === true };
+  const details = detailsOf(output.details, tool.maxOutputChars);
+  return details ? { ...result, details } : result;
+}
+
+/**
+ * A tool's details as kept: a JSON copy of a plain object, and none when larger than the tool's output limit (the
+ * trace holds them, and must stay bounded like the text).
+ */
+function detailsOf(details: unknown, maxChars: number): Record<string, unknown> | undefined {
+  if (details === null || typeof details !== "object" || Array.isArray(details)) return undefined;
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(details);
+  } catch {
+    return undefined;
+  }
+  if (text === undefined || text.length > maxChars) return undefined;
+  return JSON.parse(text) as Record<string, unknown>;
 }

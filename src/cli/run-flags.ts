@@ -22,6 +22,8 @@ export interface RunFlags {
   logLevel?: string;
   /** `--trust-project`: this run applies the folder's statecraft.config.json in full, as `statecraft trust` would. */
   trustProject?: boolean;
+  /** `--mcp-config FILE` (run and chat): MCP servers to start, `{ "mcpServers": { … } }` as in `.mcp.json`. */
+  mcpConfig?: string;
 }
 
 export function parsePositiveInteger(flag: string) {
@@ -63,6 +65,15 @@ function nonEmpty(flag: string) {
     if (value.trim() === "") throw new InvalidArgumentError(`${flag} can't be empty.`);
     return value;
   };
+}
+
+/** `--mcp-config`, for the commands that start a fresh agent (`run`, `chat`). */
+export function addMcpFlag(command: Command): Command {
+  return command.option(
+    "--mcp-config <file>",
+    'MCP servers whose tools the agent gets: a JSON file { "mcpServers": { … } } as .mcp.json (the project\'s own .mcp.json is used when the folder is trusted)',
+    nonEmpty("--mcp-config"),
+  );
 }
 
 /** Adds the run flags to a command. Defaults that depend on the environment are applied by `resolveRunSettings`. */

@@ -60,6 +60,7 @@ export type EngineEmitted = Extract<
       | "retry"
       | "tool_start"
       | "tool_result"
+      | "tool_progress"
       | "permission_request"
       | "user_message"
       | "compaction"
@@ -163,6 +164,11 @@ export const engineMachine = setup({
     startExecution: assign(({ context }) => startExecution(context)),
     announceToolStart: enqueueActions(({ event, enqueue }) => {
       if (event.type === "tool.started") enqueue.emit({ type: "tool_start", call: event.call });
+    }),
+    announceToolProgress: enqueueActions(({ event, enqueue }) => {
+      if (event.type !== "tool.progress") return;
+      const { call, progress, total, message } = event;
+      enqueue.emit({ type: "tool_progress", call, progress, ...(total === undefined ? {} : { total }), ...(message === undefined ? {} : { message }) });
     }),
     relaySubagentEvent: enqueueActions(({ event, enqueue }) => {
       if (event.type === "subagent.event") enqueue.emit(event.event);
@@ -329,6 +335,7 @@ export const engineMachine = setup({
         "runTools.done": [{ guard: "batchHasErrors", target: "recover" }, { target: "append_tool_result" }],
         "runTools.error": { target: "recover", actions: "recordToolsFailure" },
         "tool.started": { actions: "announceToolStart" },
+        "tool.progress": { actions: "announceToolProgress" },
         // A tool that blocked the event loop past the deadline finishes before the late deadline timer fires: the
         // deadline still wins, and the late result is dropped like any result that arrives after the run stopped.
         "tool.finished": [{ guard: "timedOut", target: "done", actions: stop("timeout") }, { actions: ["recordToolFinished", "announceResults"] }],

@@ -16,6 +16,8 @@ export type EngineEvent =
   | { type: "permission.asked"; call: ToolCall; reason: string }
   /** A tool call started running. */
   | { type: "tool.started"; call: ToolCall }
+  /** A running tool call said how far it has got. */
+  | { type: "tool.progress"; call: ToolCall; progress: number; total?: number; message?: string }
   /** A tool call finished: a result, or an error thrown by the tool. */
   | { type: "tool.finished"; id: string; result?: ToolResult; error?: AgentError; fatal?: boolean; durationMs: number }
   /** A message queued while the run goes on: steering enters before the next model call, a follow-up when it would stop. */

@@ -14,6 +14,8 @@ export interface ToolCall {
 export interface ToolResult {
   content: string;
   isError: boolean;
+  /** What the tool returned beside its text (an MCP tool's `structuredContent`): for the caller and the trace, never sent to the model. */
+  details?: Record<string, unknown>;
 }
 
 /** A tool call as kept in an assistant message, with what a provider needs to send it back. */

@@ -3,7 +3,7 @@ import type { AnyTool } from "../tools/define-tool.js";
 import { PROTECTED_WHY, protectedRuleFor } from "../tools/protected-paths.js";
 import { allowingRules, matchesAnyPart } from "./match.js";
 import { checkMode, modeVerdict, planModeDenial } from "./modes.js";
-import { escapeGlob, escapeWildcard, parseRule, type PermissionRule } from "./rules.js";
+import { escapeGlob, escapeWildcard, parseRule, sameTool, type PermissionRule } from "./rules.js";
 import { allowBlocker, shellAsk } from "./shell-verdict.js";
 import { describeSubject, subjectOf, type RuleSubject } from "./subject.js";
 import type { PermissionOptions, PermissionPolicy, PolicyContext, PolicyVerdict } from "./types.js";
@@ -116,7 +116,7 @@ export function createPermissionPolicy(
     }
     const verdict = modeVerdict(mode, tool);
     if (verdict.kind === "ask") {
-      const why = blocked !== undefined && allow.some((rule) => rule.tool.toLowerCase() === tool.name.toLowerCase()) ? `allow rules don't apply (${blocked}); ` : "";
+      const why = blocked !== undefined && allow.some((rule) => sameTool(rule, tool.name)) ? `allow rules don't apply (${blocked}); ` : "";
       return { ...verdict, reason: `${callInWords(tool, subject)}: ${why}${verdict.reason}`, ...about };
     }
     return { ...verdict, ...about };

@@ -6,13 +6,16 @@ import { AgentError } from "../errors/agent-error.js";
 export interface PermissionRule {
   /** The rule as written. */
   text: string;
-  /** The tool name, compared case-insensitively (`Bash(...)` written for Claude Code still applies to `bash`). */
+  /**
+   * The tool name, compared case-insensitively (`Bash(...)` written for Claude Code still applies to `bash`); a `*`
+   * in it matches any run of characters (`mcp__memory__*`: every tool of one MCP server).
+   */
   tool: string;
   /** The pattern between the parentheses; absent for a rule matching every call of the tool. */
   pattern?: string;
 }
 
-const RULE = /^([A-Za-z0-9_-]{1,64})(?:\(([\s\S]*)\))?$/;
+const RULE = /^([A-Za-z0-9_*-]{1,64})(?:\(([\s\S]*)\))?$/;
 
 /** Parses `Tool` or `Tool(pattern)`. A malformed rule throws `INVALID_OPTIONS` naming where it is and the syntax. */
 export function parseRule(text: unknown, where = "rule"): PermissionRule {
@@ -29,6 +32,9 @@ export function parseRule(text: unknown, where = "rule"): PermissionRule {
     );
   }
   const [, tool, pattern] = match;
+  if (/^\*+$/.test(tool)) {
+    throw new AgentError("INVALID_OPTIONS", `${where} ${JSON.stringify(text)} names no tool: a rule for every tool is a permission mode ("mode": "bypassPermissions"), not a rule`);
+  }
   if (pattern === undefined) return { text: trimmed, tool };
   if (pattern.trim() === "") {
     throw new AgentError("INVALID_OPTIONS", `${where} ${JSON.stringify(text)} has an empty pattern: write "${tool}" to match every ${tool} call`);
@@ -39,7 +45,19 @@ export function parseRule(text: unknown, where = "rule"): PermissionRule {
 }
 
 export function sameTool(rule: PermissionRule, toolName: string): boolean {
-  return rule.tool.toLowerCase() === toolName.toLowerCase();
+  if (!rule.tool.includes("*")) return rule.tool.toLowerCase() === toolName.toLowerCase();
+  return toolNamePattern(rule.tool).test(toolName);
+}
+
+/** Tool-name wildcards compiled once per rule text (rules are matched on every call). */
+const toolPatterns = new Map<string, RegExp>();
+function toolNamePattern(tool: string): RegExp {
+  let compiled = toolPatterns.get(tool);
+  if (!compiled) {
+    compiled = new RegExp(`^${tool.split("*").map(escapeRegExp).join(".*")}$`, "i");
+    toolPatterns.set(tool, compiled);
+  }
+  return compiled;
 }
 
 /**

@@ -19,6 +19,15 @@ export interface ToolContext {
   toolCallId: string;
   /** The run calling the tool: what a tool that starts a run of its own (a subagent) inherits. */
   run?: RunInfo;
+  /** Tells the caller how far a long call has got: a `tool_progress` event (ignored once the call has ended). */
+  progress?: (update: ToolProgress) => void;
+}
+
+/** How far a long tool call has got: `progress` of `total` (when known) steps, with an optional message. */
+export interface ToolProgress {
+  progress: number;
+  total?: number;
+  message?: string;
 }
 
 /** What a calling run passes on to a subagent: its limits left, its settings, and a way to report events up. */
@@ -40,8 +49,11 @@ export interface RunInfo {
   relay(event: import("../events.js").AgentEvent): void;
 }
 
-/** A tool's result: plain text, or text flagged as an error the model should see as one. */
-export type ToolOutput = string | { content: string; isError?: boolean };
+/**
+ * A tool's result: plain text, or text flagged as an error the model should see as one, with optional `details`
+ * (JSON data for the caller and the trace; the model sees only `content`).
+ */
+export type ToolOutput = string | { content: string; isError?: boolean; details?: Record<string, unknown> };
 
 export interface ToolConfig<Input = Record<string, unknown>> {
   /** Letters, digits, `_` and `-`, at most 64 characters (what model APIs accept). */

@@ -105,6 +105,7 @@ export class TraceDetails {
         name: r.call.name,
         content: r.result.content,
         isError: r.result.isError,
+        ...(r.result.details !== undefined ? { details: r.result.details } : {}),
         ...(r.durationMs !== undefined ? { durationMs: Math.round(r.durationMs * 1000) / 1000 } : {}),
         ...(r.error ? { error: r.error.toJSON() } : {}),
       });

@@ -83,6 +83,7 @@ export interface RecordedModelCall {
 export interface RecordedResult {
   content: string;
   isError: boolean;
+  details?: Record<string, unknown>;
   /** Present when the tool ran to an end (result or thrown error); absent for results the engine wrote itself. */
   durationMs?: number;
   error?: ErrorInfo;
@@ -270,6 +271,7 @@ export function analyseRun(lines: TraceLine[], index = 0): RecordedRun {
         call.result = {
           content: typeof entry.content === "string" ? entry.content : "",
           isError: entry.isError === true,
+          ...(entry.details !== null && typeof entry.details === "object" && !Array.isArray(entry.details) ? { details: entry.details as Record<string, unknown> } : {}),
           ...(typeof entry.durationMs === "number" ? { durationMs: entry.durationMs } : {}),
           ...(error ? { error } : {}),
           seq: line.seq,

@@ -518,7 +518,7 @@ class RunReplay {
     const result = recorded.result;
     if (result && result.durationMs !== undefined) {
       if (result.error) throw new AgentError(result.error.code, result.error.message, result.error.status !== undefined ? { status: result.error.status } : {});
-      return { content: result.content, isError: result.isError };
+      return { content: result.content, isError: result.isError, ...(result.details ? { details: result.details } : {}) };
     }
     if (recorded.ran && this.plan?.style === "event" && this.plan.batch === batch) return this.hang(context.signal);
     this.notes.push(`the recording has no result of ${shown} (seq ${batch?.seq})`);
@@ -854,6 +854,7 @@ function normalise(line: TraceLine, refs: Map<string, string>): Record<string, u
       name: r.name,
       content: r.content,
       isError: r.isError,
+      details: r.details,
       error: r.error ? { code: (r.error as { code?: unknown }).code, message: (r.error as { message?: unknown }).message } : undefined,
     }));
   }

@@ -2,7 +2,7 @@
  * A model-based test generated from the engine machine itself.
  *
  * `getSimplePaths` (xstate/graph) walks the machine over synthetic events — the effects actor's done/error events with
- * scripted outputs, the machine's own events (`model.stream`, `permission.asked`, `tool.started`, `tool.finished`,
+ * scripted outputs, the machine's own events (`model.stream`, `permission.asked`, `tool.started`, `tool.progress`, `tool.finished`,
  * `subagent.event`, `inbox.steer`, `inbox.followUp`, `ABORT`) and the run-deadline timer event — and every simple path
  * it finds is replayed on a real actor whose effects actor never answers, so that only the synthetic events drive it.
  * The replay must follow the model state by state, every run that ends must leave a valid conversation, and the union
@@ -273,6 +273,14 @@ const RECIPES: readonly Recipe[] = [
       return record && { type: "tool.started", call: record.call };
     },
   },
+  {
+    label: "tool.progress",
+    offered: inStates("execute_tool"),
+    build: (s) => {
+      const record = allowed(s)[0];
+      return record && { type: "tool.progress", call: record.call, progress: 1, total: 2 };
+    },
+  },
   { label: "tool.finished:ok", offered: inStates("execute_tool"), build: finished("ok") },
   { label: "tool.finished:failing", offered: inStates("execute_tool"), build: finished("failing") },
   { label: "tool.finished:fatal", offered: inStates("execute_tool"), build: finished("fatal") },
@@ -378,7 +386,7 @@ function abstractOf(s: Snapshot): string {
 
 /**
  * Snapshots reached by an event that changed nothing the model sees (a text delta while streaming, a permission
- * question announced, a tool start, a subagent's event relayed): the event's edge is taken, and the path ends there,
+ * question announced, a tool start or progress, a subagent's event relayed): the event's edge is taken, and the path ends there,
  * since its continuation would repeat the one without the event. (Simple paths never take such self-loops otherwise.)
  */
 const echoes = new WeakMap<Snapshot, string>();

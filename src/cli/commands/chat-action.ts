@@ -4,7 +4,7 @@ import { streamLineSource, terminalLineSource } from "../line-source.js";
 import { HumanRenderer } from "../render.js";
 import { executeRun, traceFileOf } from "../run-agent.js";
 import type { RunFlags } from "../run-flags.js";
-import { headerLine, prepareAgent } from "./prepare-agent.js";
+import { closeAgent, headerLine, prepareAgent } from "./prepare-agent.js";
 import { CHAT_HELP } from "./chat.js";
 
 export interface ChatFlags extends RunFlags {
@@ -67,6 +67,7 @@ export async function chatAction(flags: ChatFlags, context: CliContext): Promise
     }
   } finally {
     lines.close();
+    await closeAgent(prepared);
   }
   if (sessionId !== undefined) say(style.dim(`session ${sessionId}; continue it with: statecraft chat --session ${sessionId}`));
   return 0;

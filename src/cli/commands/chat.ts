@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import type { CliCommand, CliContext } from "../context.js";
-import { addRunFlags } from "../run-flags.js";
+import { addMcpFlag, addRunFlags } from "../run-flags.js";
 import type { ChatFlags } from "./chat-action.js";
 
 export const CHAT_HELP = [
@@ -18,7 +18,7 @@ export const chatCommand: CliCommand = {
     const command = program
       .command("chat")
       .description("a multi-turn session in the terminal: each message is a run of the same session");
-    addRunFlags(command)
+    addMcpFlag(addRunFlags(command))
       .addHelpText("after", `\nIn the chat:\n${CHAT_HELP}`)
       .action(async (flags: ChatFlags, cmd: Command) => {
         const { chatAction } = await import("./chat-action.js");

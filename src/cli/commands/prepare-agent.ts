@@ -1,3 +1,5 @@
+import { AgentError } from "../../errors/agent-error.js";
+import type { McpToolsHandle } from "../../mcp/index.js";
 import type { AnyTool } from "../../tools/define-tool.js";
 import { builtinTools } from "../../tools/builtin/index.js";
 import type { Style } from "../colors.js";
@@ -7,13 +9,19 @@ import type { Logger } from "../logger.js";
 import { createModel, type CreatedModel } from "../model-factory.js";
 import { traceFileOf, type RunParameters } from "../run-agent.js";
 import type { RunFlags } from "../run-flags.js";
+import { selectMcpServers } from "../mcp-config.js";
 import { checkTraceTarget } from "../trace-target.js";
+import { UsageError } from "../usage-error.js";
+import { isTrustedFolder } from "../user-config.js";
 
 export interface PreparedAgent {
   settings: RunSettings;
   params: RunParameters;
   created: CreatedModel;
-  tools: AnyTool[];
+  /** The built-in tools and the MCP servers' tools as they are now (a server's list may change between runs). */
+  readonly tools: AnyTool[];
+  /** The MCP servers started for this command; closed by `closeAgent`. */
+  mcp?: McpToolsHandle;
 }
 
 /**
@@ -36,7 +44,44 @@ export async function prepareAgent(flags: RunFlags, io: CliIO, logger: Logger): 
   const { model: _model, configFile: _configFile, warnings: _warnings, ...params } = settings;
   const traceFile = traceFileOf(params);
   if (traceFile !== false) checkTraceTarget(traceFile);
-  return { settings, params, created, tools: builtinTools() };
+  const builtin = builtinTools();
+  const mcp = await startMcpServers(flags, settings.cwd, io, logger);
+  return {
+    settings,
+    params,
+    created,
+    get tools() {
+      return mcp ? [...builtin, ...mcp.tools] : builtin;
+    },
+    ...(mcp ? { mcp } : {}),
+  };
+}
+
+/** Ends what `prepareAgent` started: the MCP servers' connections and processes. */
+export async function closeAgent(prepared: PreparedAgent): Promise<void> {
+  await prepared.mcp?.close();
+}
+
+/**
+ * Starts the servers of `--mcp-config` and, in a trusted folder, of the project's `.mcp.json`, and names each with its
+ * tool count on stderr (`mcp memory · 9 tools`). A server that does not start is a usage error naming it.
+ */
+async function startMcpServers(flags: RunFlags, cwd: string, io: CliIO, logger: Logger): Promise<McpToolsHandle | undefined> {
+  const trusted = flags.trustProject === true || isTrustedFolder(cwd, io.env);
+  const { servers, warnings } = selectMcpServers(flags.mcpConfig, cwd, io.cwd, trusted);
+  for (const warning of warnings) io.stderr.write(`statecraft: ${warning}\n`);
+  if (Object.keys(servers).length === 0) return undefined;
+  // The MCP SDK is loaded only when there are servers to start.
+  const { mcpTools } = await import("../../mcp/index.js");
+  let handle: McpToolsHandle;
+  try {
+    handle = await mcpTools(servers, { onProblem: (message) => logger.warn({ mcp: true }, message) });
+  } catch (error) {
+    if (error instanceof AgentError) throw new UsageError(error.message);
+    throw error;
+  }
+  for (const server of handle.servers()) io.stderr.write(`mcp ${server.name} · ${server.tools} tool${server.tools === 1 ? "" : "s"}\n`);
+  return handle;
 }
 
 /** The dim line at the top of human output: which model, where, with which permissions. */

@@ -7,7 +7,7 @@ import { openControllingTerminal } from "../terminal-input.js";
 import { HumanRenderer, JsonRenderer } from "../render.js";
 import { executeRun } from "../run-agent.js";
 import type { RunFlags } from "../run-flags.js";
-import { headerLine, prepareAgent } from "./prepare-agent.js";
+import { closeAgent, headerLine, prepareAgent, type PreparedAgent } from "./prepare-agent.js";
 
 export interface RunCommandFlags extends RunFlags {
   json?: boolean;
@@ -23,6 +23,21 @@ export async function runAction(promptArgs: string[], flags: RunCommandFlags, co
   const output = setupOutput(io, flags);
   // Configuration first: with no model the command fails at once, before waiting for a prompt on stdin.
   const prepared = await prepareAgent(flags, io, output.logger);
+  // The MCP servers started for this run end with it, however it ends.
+  try {
+    return await runPrepared(promptArgs, flags, context, output, prepared);
+  } finally {
+    await closeAgent(prepared);
+  }
+}
+
+async function runPrepared(
+  promptArgs: string[],
+  flags: RunCommandFlags,
+  { io }: CliContext,
+  output: ReturnType<typeof setupOutput>,
+  prepared: PreparedAgent,
+): Promise<number> {
   const prompt = await readPrompt(promptArgs, io.stdin);
   const json = flags.json === true;
   const onTerminal = io.stdout.isTTY === true;

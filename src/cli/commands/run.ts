@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import type { CliCommand, CliContext } from "../context.js";
-import { addRunFlags, parsePort } from "../run-flags.js";
+import { addMcpFlag, addRunFlags, parsePort } from "../run-flags.js";
 import type { RunCommandFlags } from "./run-action.js";
 
 export const runCommand: CliCommand = {
@@ -10,7 +10,7 @@ export const runCommand: CliCommand = {
       .command("run")
       .description("run the agent once on a prompt (the argument, or stdin) in --cwd, with the built-in tools")
       .argument("[prompt...]", "what the agent should do; read from stdin when absent");
-    addRunFlags(command)
+    addMcpFlag(addRunFlags(command))
       .option("--json", "print one AgentEvent per line (NDJSON) on stdout, nothing else")
       .option("--inspect", "serve the browser inspector for this run (its address is printed on stderr before the first model call)")
       .option("--port <n>", "the inspector's port with --inspect (default: a free one)", parsePort)

@@ -1,0 +1,123 @@
+import { AgentError } from "../errors/agent-error.js";
+import type { ToolRisk } from "../tools/define-tool.js";
+
+/** A server started as a child process speaking MCP on its stdin/stdout. */
+export interface McpStdioServer {
+  command: string;
+  args?: string[];
+  /** Merged over the parent's environment. */
+  env?: Record<string, string>;
+  cwd?: string;
+  /** Per-call time limit of this server's tools. Default 60 000. */
+  timeoutMs?: number;
+}
+
+/** A server reached over Streamable HTTP. */
+export interface McpHttpServer {
+  url: string;
+  headers?: Record<string, string>;
+  timeoutMs?: number;
+}
+
+export type McpServerConfig = McpStdioServer | McpHttpServer;
+
+/** `{ [name]: server }`: the shape of `.mcp.json`'s `mcpServers`. */
+export type McpServers = Record<string, McpServerConfig>;
+
+export interface McpToolsOptions {
+  /**
+   * Risk overrides by tool name, `*` matching any run of characters: `{ "mcp__memory__*": "read" }`. The most
+   * specific pattern (the longest) wins; without a match the tool's annotations decide.
+   */
+  risk?: Record<string, ToolRisk>;
+  /** Default per-call time limit of servers that set none. Default 60 000. */
+  timeoutMs?: number;
+  /** Restarts (stdio) or reconnects (HTTP) of a server that went away before its tools fail for good. Default 3. */
+  maxRestarts?: number;
+  /** Time to connect and list a server's tools. Default 30 000. */
+  connectTimeoutMs?: number;
+  /** Where problems that do not fail `mcpTools()` go (a tool whose schema cannot be compiled, a reconnect). */
+  onProblem?: (message: string) => void;
+}
+
+export const DEFAULT_MCP_TIMEOUT_MS = 60_000;
+export const DEFAULT_MAX_RESTARTS = 3;
+export const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
+const SERVER_NAME = /^[a-zA-Z0-9_-]+$/;
+
+export function isStdio(config: McpServerConfig): config is McpStdioServer {
+  return "command" in config;
+}
+
+/** Checks the servers' shape before anything starts; a mistake throws `INVALID_OPTIONS` naming the server and field. */
+export function checkServers(servers: unknown): asserts servers is McpServers {
+  if (servers === null || typeof servers !== "object" || Array.isArray(servers)) {
+    throw invalid(`mcpTools(servers): servers must be an object { [name]: { command, args? } | { url } }, got ${describe(servers)}`);
+  }
+  for (const [name, config] of Object.entries(servers as Record<string, unknown>)) {
+    const where = `MCP server "${name}"`;
+    if (!SERVER_NAME.test(name)) throw invalid(`${where}: a server name is letters, digits, "_" or "-" (it becomes part of tool names)`);
+    if (config === null || typeof config !== "object" || Array.isArray(config)) {
+      throw invalid(`${where}: must be an object { command, args?, env?, cwd? } or { url, headers? }, got ${describe(config)}`);
+    }
+    const c = config as Record<string, unknown>;
+    const hasCommand = "command" in c;
+    const hasUrl = "url" in c;
+    if (hasCommand === hasUrl) throw invalid(`${where}: give exactly one of "command" (a stdio server) or "url" (a Streamable HTTP server)`);
+    if (hasCommand) {
+      if (typeof c.command !== "string" || c.command === "") throw invalid(`${where}: "command" must be a non-empty string`);
+      if (c.args !== undefined && !(Array.isArray(c.args) && c.args.every((a) => typeof a === "string"))) {
+        throw invalid(`${where}: "args" must be an array of strings`);
+      }
+      checkStringMap(c.env, `${where}: "env"`);
+      if (c.cwd !== undefined && typeof c.cwd !== "string") throw invalid(`${where}: "cwd" must be a string`);
+    } else {
+      let url: URL;
+      try {
+        url = new URL(String(c.url));
+      } catch {
+        throw invalid(`${where}: "url" must be an absolute http(s) URL, got ${describe(c.url)}`);
+      }
+      if (url.protocol !== "http:" && url.protocol !== "https:") throw invalid(`${where}: "url" must use http or https, got ${url.protocol}`);
+      checkStringMap(c.headers, `${where}: "headers"`);
+    }
+    if (c.timeoutMs !== undefined && !(typeof c.timeoutMs === "number" && c.timeoutMs > 0)) {
+      throw invalid(`${where}: "timeoutMs" must be a positive number of milliseconds`);
+    }
+  }
+}
+
+export function checkOptions(options: unknown): asserts options is McpToolsOptions {
+  if (options === null || typeof options !== "object" || Array.isArray(options)) throw invalid("mcpTools(servers, options): options must be an object");
+  const o = options as Record<string, unknown>;
+  for (const key of ["timeoutMs", "connectTimeoutMs"] as const) {
+    if (o[key] !== undefined && !(typeof o[key] === "number" && o[key] > 0)) throw invalid(`mcpTools options: ${key} must be a positive number of milliseconds`);
+  }
+  if (o.maxRestarts !== undefined && !(Number.isInteger(o.maxRestarts) && (o.maxRestarts as number) >= 0)) {
+    throw invalid("mcpTools options: maxRestarts must be a whole number, 0 or more");
+  }
+  if (o.risk !== undefined) {
+    if (o.risk === null || typeof o.risk !== "object" || Array.isArray(o.risk)) throw invalid('mcpTools options: risk must be an object { "mcp__server__*": "read" }');
+    for (const [pattern, risk] of Object.entries(o.risk)) {
+      if (risk !== "read" && risk !== "write" && risk !== "exec") {
+        throw invalid(`mcpTools options: risk["${pattern}"] must be "read", "write" or "exec", got ${describe(risk)}`);
+      }
+    }
+  }
+  if (o.onProblem !== undefined && typeof o.onProblem !== "function") throw invalid("mcpTools options: onProblem must be a function (message) => void");
+}
+
+function checkStringMap(value: unknown, where: string): void {
+  if (value === undefined) return;
+  if (value === null || typeof value !== "object" || Array.isArray(value) || !Object.values(value).every((v) => typeof v === "string")) {
+    throw invalid(`${where} must be an object of string values`);
+  }
+}
+
+function invalid(message: string): AgentError {
+  return new AgentError("INVALID_OPTIONS", message);
+}
+
+function describe(value: unknown): string {
+  return Array.isArray(value) ? "an array" : value === null ? "null" : typeof value === "string" ? JSON.stringify(value) : typeof value;
+}
