@@ -30,6 +30,9 @@ import { auditWriter } from "./trace/audit-writer.js";
 import { redactText, secretValues } from "./trace/redact.js";
 import { traceWriter } from "./trace/trace-writer.js";
 import { checkSessionId } from "./trace/transcript.js";
+import { fileRunStore } from "./trace/file-run-store.js";
+import type { RunStore, StoredSettings } from "./trace/run-store.js";
+import { storedRunOf } from "./trace/stored-run.js";
 import { transcriptWriter } from "./trace/transcript-writer.js";
 
 /** A running query: the event stream, plus `abort()` (ends the run `user_abort`). */
@@ -44,6 +47,10 @@ export interface PreparedRun {
   traceFile: string | false;
   runOptions: Record<string, unknown>;
   forkedAt?: { sessionId: string; seq: number };
+  /** What the run store keeps of the run's settings if it suspends. */
+  settings: StoredSettings;
+  /** A resumed run (resume.ts): where its trace goes on, the `resumed` line, and the run store it came from. */
+  resumed?: { seq: number; fields: Record<string, unknown>; store: RunStore; release: () => Promise<void> };
 }
 
 /** How a run sits in a tree of runs (subagents) or a session (queues); not options a caller sets. */
@@ -121,15 +128,15 @@ async function* runEngine(
   };
   const bridge: EngineObserver = {
     state(entered) {
+      // A resumed run passes through build_context on its way back to ask_permission: not a step of its own.
+      if (entered.state === "build_context" && entered.from === undefined && prepared.resumed) return;
       if (entered.state !== "done") push({ type: "state", state: entered.state, turn: entered.context.turn });
     },
     // A failed request's message may quote what was sent (a key, a URL with credentials): redacted like the trace.
     emitted: (event) => push(event.type === "retry" ? { ...event, error: { ...event.error, message: redactText(event.error.message, secrets) } } : event),
   };
-  const writers = [
-    ...(prepared.traceFile
-      ? [
-          traceWriter({
+  const trace = prepared.traceFile
+    ? traceWriter({
             file: prepared.traceFile,
             // A trace in the workspace's own .agent/ is written like the engine's other files there: never through a link.
             ...(isInside(agentFolder(input.cwd), resolve(input.cwd, prepared.traceFile)) ? { inside: agentFolder(input.cwd) } : {}),
@@ -139,9 +146,11 @@ async function* runEngine(
             onError: reportWriteFailure,
             ...(input.loop.parentSession !== undefined ? { parentSession: input.loop.parentSession } : {}),
             ...(prepared.forkedAt ? { forkedAt: prepared.forkedAt } : {}),
-          }),
-        ]
-      : []),
+            ...(prepared.resumed ? { resumed: { seq: prepared.resumed.seq, fields: prepared.resumed.fields } } : {}),
+          })
+    : undefined;
+  const writers = [
+    ...(trace ? [trace] : []),
     transcriptWriter({ cwd: input.cwd, sessionId: input.sessionId, secrets, onError: reportWriteFailure }),
     auditWriter({ file: join(input.cwd, ".agent", "audit.jsonl"), inside: agentFolder(input.cwd), secrets, onError: reportWriteFailure }),
   ];
@@ -174,6 +183,32 @@ async function* runEngine(
   control.abort = abort;
   options.signal?.addEventListener("abort", abort, { once: true });
 
+  /**
+   * The machine stopped in ask_permission at questions it may not answer now: the run is stored, the actor stopped
+   * (nothing is held open, the process may exit), and `suspended` is the last event instead of `turn_end`.
+   */
+  async function* suspend(event: Extract<AgentEvent, { type: "suspended" }>): AsyncGenerator<AgentEvent, RunResult, undefined> {
+    const context = actor.getSnapshot().context;
+    const store = prepared.resumed?.store ?? options.runStore ?? fileRunStore(input.cwd);
+    actor.stop();
+    for (const writer of writers) writer.close();
+    await store.save(storedRunOf(context, prepared.settings, trace?.nextSeq() ?? 0, Date.now()));
+    settle();
+    inspected?.end();
+    yield event;
+    return {
+      status: "suspended",
+      runId: event.runId,
+      pending: event.pending,
+      text: context.outcome.finalText,
+      messages: context.messages.filter((m) => m.role !== "system"),
+      usage: { ...context.usage },
+      sessionId: input.sessionId,
+      turns: context.turn,
+      toolCalls: context.toolCallCount,
+    };
+  }
+
   try {
     actor.start();
     if (control.aborted) abort();
@@ -181,6 +216,7 @@ async function* runEngine(
       while (head < queue.length) {
         const event = queue[head];
         queue[head++] = undefined as unknown as AgentEvent; // let delivered events be collected
+        if (event.type === "suspended") return yield* suspend(event);
         yield event;
       }
       // Everything delivered: start the queue over rather than let it grow with the run.
@@ -192,6 +228,8 @@ async function* runEngine(
     }
     const snapshot = actor.getSnapshot();
     const context = snapshot.context;
+    // A resumed run that ran to its end is no longer resumable: its stored state goes.
+    if (prepared.resumed && crash === undefined) await prepared.resumed.store.delete(input.sessionId);
     let reason = snapshot.output?.reason ?? context.outcome.stopReason ?? "model_error";
     let error: ErrorInfo | undefined = snapshot.output?.error;
     if (crash !== undefined) {
@@ -217,6 +255,7 @@ async function* runEngine(
     yield turnEnd;
     const messages: Message[] = context.messages.filter((m) => m.role !== "system");
     return {
+      status: "completed",
       reason,
       text: context.outcome.finalText,
       messages,
@@ -227,6 +266,7 @@ async function* runEngine(
       ...(error ? { error } : {}),
     };
   } finally {
+    await prepared.resumed?.release();
     // A consumer that stops early (break, return) ends the run: abort it so done is recorded, then stop it.
     if (actor.getSnapshot().status === "active") abort();
     actor.stop();
@@ -281,6 +321,15 @@ export function prepare(userInput: string, options: QueryOptions, placement: Run
     throw fail(`options.permissions.mode must be one of ${PERMISSION_MODES.join(", ")}, got ${JSON.stringify(permissions.mode)}`);
   }
   if (permissions.onAsk !== undefined && typeof permissions.onAsk !== "function") throw fail("options.permissions.onAsk must be a function");
+  if (permissions.whenUnanswered !== undefined && permissions.whenUnanswered !== "deny" && permissions.whenUnanswered !== "suspend") {
+    throw fail(`options.permissions.whenUnanswered must be "deny" or "suspend", got ${JSON.stringify(permissions.whenUnanswered)}`);
+  }
+  if (options.runStore !== undefined) {
+    const store = options.runStore as Partial<RunStore> | null;
+    if (!store || typeof store !== "object" || (["save", "load", "list", "delete"] as const).some((name) => typeof store[name] !== "function")) {
+      throw fail("options.runStore must be a RunStore: an object with async save, load, list and delete (fileRunStore(cwd) is the default)");
+    }
+  }
   if (options.systemPrompt !== undefined && typeof options.systemPrompt !== "string") throw fail("options.systemPrompt must be a string");
   if (options.inspect !== undefined) {
     const port = (options.inspect as { port?: unknown } | null)?.port;
@@ -354,6 +403,7 @@ export function prepare(userInput: string, options: QueryOptions, placement: Run
       ask: permissions.ask ?? [],
       deny: permissions.deny ?? [],
       onAsk: permissions.onAsk !== undefined,
+      ...(permissions.whenUnanswered !== undefined ? { whenUnanswered: permissions.whenUnanswered } : {}),
     },
     tools: [...tools.values()].map((t) => ({
       name: t.name,
@@ -380,6 +430,28 @@ export function prepare(userInput: string, options: QueryOptions, placement: Run
     },
     traceFile,
     runOptions,
+    settings: {
+      userInput,
+      ...(options.systemPrompt !== undefined ? { systemPrompt: options.systemPrompt } : {}),
+      ...(model.name !== undefined ? { model: model.name } : {}),
+      maxTurns,
+      maxToolCalls,
+      timeoutMs,
+      traceFile,
+      permissions: {
+        mode: permissions.mode ?? "default",
+        allow: [...(permissions.allow ?? [])],
+        ask: [...(permissions.ask ?? [])],
+        deny: [...(permissions.deny ?? [])],
+        ...(permissions.whenUnanswered !== undefined ? { whenUnanswered: permissions.whenUnanswered } : {}),
+      },
+      maxRepeatedCalls: loop.maxRepeatedCalls,
+      ...(loop.maxTokens !== undefined ? { maxTokens: loop.maxTokens } : {}),
+      ...(options.contextWindow !== undefined ? { contextWindow: options.contextWindow } : {}),
+      ...(options.reserveTokens !== undefined ? { reserveTokens: options.reserveTokens } : {}),
+      ...(options.keepRecentTokens !== undefined ? { keepRecentTokens: options.keepRecentTokens } : {}),
+      maxDelegationDepth: loop.maxDelegationDepth,
+    },
     ...(placement.forkedAt ? { forkedAt: placement.forkedAt } : {}),
   };
 }

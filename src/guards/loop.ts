@@ -59,7 +59,7 @@ export function modelErrorHookApplies(context: Pick<EngineContext, "outcome" | "
  * Mirrors the order of build_context's eventless transitions, so work is only started in a state that will wait for it.
  */
 export function preparesContext(context: EngineContext): boolean {
-  if (aborted(context)) return false;
+  if (aborted(context) || resuming(context)) return false;
   if (context.call.contextBuilt) {
     if (tokensExhausted(context)) return false;
     if (!context.call.retrying && turnsExhausted({ turn: context.turn, maxTurns: context.run.maxTurns })) return false;
@@ -73,4 +73,9 @@ export function preparesContext(context: EngineContext): boolean {
  */
 export function awaitsRecoveryDecision(context: EngineContext): boolean {
   return modelErrorHookApplies(context) && !overflowRecoverable(context) && !fatalToolError(context) && !batchAwaitsPermission(context);
+}
+
+/** A resumed run that has not yet re-entered ask_permission, where it stopped: build_context has nothing to build. */
+export function resuming(context: Pick<EngineContext, "durable">): boolean {
+  return context.durable?.resuming === true;
 }
