@@ -33,6 +33,7 @@ import { checkSessionId } from "./trace/transcript.js";
 import { fileRunStore } from "./trace/file-run-store.js";
 import type { RunStore, StoredSettings } from "./trace/run-store.js";
 import { storedRunOf } from "./trace/stored-run.js";
+import { runCheckpointer } from "./trace/run-checkpoint.js";
 import { transcriptWriter } from "./trace/transcript-writer.js";
 
 /** A running query: the event stream, plus `abort()` (ends the run `user_abort`). */
@@ -50,7 +51,7 @@ export interface PreparedRun {
   /** What the run store keeps of the run's settings if it suspends. */
   settings: StoredSettings;
   /** A resumed run (resume.ts): where its trace goes on, the `resumed` line, and the run store it came from. */
-  resumed?: { seq: number; fields: Record<string, unknown>; store: RunStore; release: () => Promise<void> };
+  resumed?: { seq: number; fields: Record<string, unknown>; store: RunStore; release: () => Promise<void>; recovered: boolean };
 }
 
 /** How a run sits in a tree of runs (subagents) or a session (queues); not options a caller sets. */
@@ -151,9 +152,27 @@ async function* runEngine(
     : undefined;
   const writers = [
     ...(trace ? [trace] : []),
-    transcriptWriter({ cwd: input.cwd, sessionId: input.sessionId, secrets, onError: reportWriteFailure }),
+    transcriptWriter({ cwd: input.cwd, sessionId: input.sessionId, secrets, onError: reportWriteFailure, ...(prepared.resumed?.recovered ? { reset: true } : {}) }),
     auditWriter({ file: join(input.cwd, ".agent", "audit.jsonl"), inside: agentFolder(input.cwd), secrets, onError: reportWriteFailure }),
   ];
+
+  // A durable run keeps a checkpoint in the run store as it goes (a subagent is part of its parent's step), holding
+  // the run's lock meanwhile: a resume() of it while it runs is refused. A resumed run is durable.
+  const store = prepared.resumed?.store ?? options.runStore ?? fileRunStore(input.cwd);
+  const durable = prepared.resumed !== undefined || (options.durable === true && input.loop.depth === 0);
+  let release = prepared.resumed?.release;
+  let locked = !store.lock || release !== undefined;
+  if (durable && !locked) {
+    try {
+      release = await store.lock!(input.sessionId);
+      locked = true;
+    } catch (error) {
+      const busy = (error as AgentError).code === "RUN_BUSY";
+      logger[busy ? "warn" : "error"]({ sessionId: input.sessionId, err: (error as Error).message }, "statecraft: the run is not checkpointed (it can't be resumed if its process dies)");
+    }
+  }
+  const checkpoints = durable && locked ? [runCheckpointer({ store, settings: prepared.settings, ...(trace ? { trace } : {}), onError: reportWriteFailure })] : [];
+  writers.push(...checkpoints);
 
   if (inspector) push({ type: "inspector", url: inspector.url });
   const actor = createActor(engineMachine, { input, inspect: observeEngine([...writers, ...(inspected ? [inspected.observer] : []), bridge]) });
@@ -189,7 +208,6 @@ async function* runEngine(
    */
   async function* suspend(event: Extract<AgentEvent, { type: "suspended" }>): AsyncGenerator<AgentEvent, RunResult, undefined> {
     const context = actor.getSnapshot().context;
-    const store = prepared.resumed?.store ?? options.runStore ?? fileRunStore(input.cwd);
     actor.stop();
     for (const writer of writers) writer.close();
     await store.save(storedRunOf(context, prepared.settings, trace?.nextSeq() ?? 0, Date.now()));
@@ -266,7 +284,7 @@ async function* runEngine(
       ...(error ? { error } : {}),
     };
   } finally {
-    await prepared.resumed?.release();
+    await release?.();
     // A consumer that stops early (break, return) ends the run: abort it so done is recorded, then stop it.
     if (actor.getSnapshot().status === "active") abort();
     actor.stop();
@@ -324,6 +342,7 @@ export function prepare(userInput: string, options: QueryOptions, placement: Run
   if (permissions.whenUnanswered !== undefined && permissions.whenUnanswered !== "deny" && permissions.whenUnanswered !== "suspend") {
     throw fail(`options.permissions.whenUnanswered must be "deny" or "suspend", got ${JSON.stringify(permissions.whenUnanswered)}`);
   }
+  if (options.durable !== undefined && typeof options.durable !== "boolean") throw fail("options.durable must be true or false");
   if (options.runStore !== undefined) {
     const store = options.runStore as Partial<RunStore> | null;
     if (!store || typeof store !== "object" || (["save", "load", "list", "delete"] as const).some((name) => typeof store[name] !== "function")) {

@@ -9,6 +9,7 @@ import { fileRunStore } from "./trace/file-run-store.js";
 import type { RunStore, StoredRun } from "./trace/run-store.js";
 import { resumePointOf, storedMessages } from "./trace/stored-run.js";
 import { checkSessionId, loadTranscript } from "./trace/transcript.js";
+import { readTrace } from "./trace/reader.js";
 
 /** Options of `resume()`: query()'s (the recorded limits and settings apply unless given) plus the answers. */
 export interface ResumeOptions extends Partial<Omit<QueryOptions, "model" | "sessionId">>, Pick<QueryOptions, "model"> {
@@ -60,18 +61,25 @@ async function* run(sessionId: string, options: ResumeOptions, control: { inner?
   try {
     const stored = await store.load(sessionId);
     if (!stored) {
-      throw new AgentError("RUN_NOT_FOUND", `session ${sessionId} has no suspended run in ${options.runStore ? "the given run store" : `${cwd}/.agent/runs`}; a finished run is not resumed (start a new query with sessionId to continue its conversation)`);
+      throw new AgentError("RUN_NOT_FOUND", `session ${sessionId} has no suspended or interrupted run in ${options.runStore ? "the given run store" : `${cwd}/.agent/runs`}; a finished run is not resumed (start a new query with sessionId to continue its conversation)`);
     }
-    const pendingIds = new Set(stored.pending.map((c) => c.callId));
+    // A run whose process died while asking has its questions open in the batch.
+    const recovered = stored.status === "running";
+    const pendingIds = new Set(recovered ? stored.batch.filter((r) => r.status === "pending").map((r) => r.call.id) : stored.pending.map((c) => c.callId));
     for (const id of Object.keys(answers)) {
       if (!pendingIds.has(id)) throw fail(`options.answers: ${JSON.stringify(id)} is not a pending call of session ${sessionId} (pending: ${[...pendingIds].join(", ")})`);
     }
     const prepared = prepareResumed(stored, options, cwd);
     const now = Date.now();
+    const tools = prepared.input.deps.tools;
+    const { point, interrupted } = resumePointOf(stored, answers, options.answeredBy, (name) => tools.get(name)?.risk);
+    // After a crash the trace may hold lines written after the checkpoint: it goes on after its last line.
+    const seq = recovered && prepared.traceFile ? await nextSeqOf(prepared.traceFile, sessionId, stored.traceSeq) : stored.traceSeq;
     prepared.resumed = {
-      seq: stored.traceSeq,
+      seq,
       fields: {
         runId: stored.runId,
+        ...(recovered ? { recovered: true, interrupted } : {}),
         answers,
         by: "human",
         ...(options.answeredBy !== undefined ? { answeredBy: options.answeredBy } : {}),
@@ -79,11 +87,12 @@ async function* run(sessionId: string, options: ResumeOptions, control: { inner?
       },
       store,
       release,
+      recovered,
     };
     // Only the time the run was active counts against timeoutMs: the deadline is what it had left, from now.
     prepared.input.startedAt = now - stored.activeMs;
     prepared.input.runId = stored.runId;
-    prepared.input.resume = resumePointOf(stored, answers, options.answeredBy);
+    prepared.input.resume = point;
     const queryOptions = { ...options, cwd, sessionId } as QueryOptions;
     const inner = startRun(prepared, queryOptions);
     control.inner = inner;
@@ -134,6 +143,17 @@ function prepareResumed(stored: StoredRun, options: ResumeOptions, cwd: string) 
   const warn = (message: string) => options.logger?.warn({ sessionId: stored.sessionId }, `statecraft: ${message}`);
   prepared.input.deps.policy = createPermissionPolicy(permissions, loadTranscript(cwd, stored.sessionId, warn).allowRules, { cwd });
   return prepared;
+}
+
+/** The seq after the session's last line in the trace (at least `known`, the checkpoint's). */
+async function nextSeqOf(file: string, sessionId: string, known: number): Promise<number> {
+  let next = known;
+  try {
+    for await (const line of readTrace(file, { sessionId, onWarning: () => undefined })) next = Math.max(next, line.seq + 1);
+  } catch {
+    // no trace, or one that can't be read: the checkpoint's seq
+  }
+  return next;
 }
 
 function stripUndefined<T extends object>(value: T): Partial<T> {

@@ -24,4 +24,5 @@ export {
   awaitsRecoveryDecision,
   preparesContext,
   resuming,
+  resumesAt,
 } from "./loop.js";

@@ -1,4 +1,4 @@
-import type { EngineContext } from "../machine/context.js";
+import type { EngineContext, ResumeTarget } from "../machine/context.js";
 import { estimateContextTokens } from "../compaction/estimate.js";
 import { aborted } from "./aborted.js";
 import { batchAwaitsPermission, fatalToolError } from "./batch.js";
@@ -75,7 +75,12 @@ export function awaitsRecoveryDecision(context: EngineContext): boolean {
   return modelErrorHookApplies(context) && !overflowRecoverable(context) && !fatalToolError(context) && !batchAwaitsPermission(context);
 }
 
-/** A resumed run that has not yet re-entered ask_permission, where it stopped: build_context has nothing to build. */
+/** A resumed run that has not yet gone back to where it stopped: build_context has nothing to build. */
 export function resuming(context: Pick<EngineContext, "durable">): boolean {
-  return context.durable?.resuming === true;
+  return context.durable?.resumeAt !== undefined;
+}
+
+/** A resumed run goes back to this state. */
+export function resumesAt(context: Pick<EngineContext, "durable">, target: ResumeTarget): boolean {
+  return context.durable?.resumeAt === target;
 }

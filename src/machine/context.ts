@@ -164,8 +164,8 @@ export interface PendingCall {
 export interface DurableState {
   /** The run's id, kept across suspension and resume. */
   runId: string;
-  /** True on a resumed run until it re-entered ask_permission, where it had stopped. */
-  resuming: boolean;
+  /** On a resumed run, until it got there: the state it goes back to (build_context has nothing to build then). */
+  resumeAt?: ResumeTarget;
   /** The questions the run stopped at (set when it suspends). */
   pending?: PendingCall[];
   /** Answers given to resume(), by call id. */
@@ -200,8 +200,15 @@ export interface EngineContext {
   durable: DurableState;
 }
 
+/**
+ * Where a resumed run re-enters the machine: the question it suspended at (or was asked when its process died), the
+ * model call in flight when it died, the tool batch it was running, or the results of a batch that needs no more runs.
+ */
+export type ResumeTarget = "ask_permission" | "model" | "execute_tool" | "append_tool_result";
+
 /** What a resumed run starts from: the suspended run's state as it was stored (docs/durable.md). */
 export interface ResumePoint {
+  at: ResumeTarget;
   turn: number;
   toolCallCount: number;
   usage: RunUsage;

@@ -25,7 +25,7 @@ import {
   overflowRecoverable,
   permissionDenied,
   permissionSuspended,
-  resuming,
+  resumesAt,
   runFailed,
   steeringQueued,
   timedOut,
@@ -116,7 +116,10 @@ export const engineMachine = setup({
     permissionDenied: ({ event }) => permissionDenied(doneOutput<PermissionStep[]>(event)),
     callsAllowed: ({ context, event }) => callsAllowed(doneOutput<PermissionStep[]>(event), context.batch),
     permissionSuspended: ({ event }) => permissionSuspended(doneOutput<PermissionStep[]>(event)),
-    resuming: ({ context }) => resuming(context),
+    resumesAtQuestion: ({ context }) => resumesAt(context, "ask_permission"),
+    resumesAtModel: ({ context }) => resumesAt(context, "model"),
+    resumesAtTools: ({ context }) => resumesAt(context, "execute_tool"),
+    resumesAtResults: ({ context }) => resumesAt(context, "append_tool_result"),
     runFailed: ({ context }) => runFailed(context.outcome),
     overflowRecoverable: ({ context }) => overflowRecoverable(context),
     modelErrorHookApplies: ({ context }) => modelErrorHookApplies(context),
@@ -262,7 +265,7 @@ export const engineMachine = setup({
       outcome: { finalText: "" },
       durable: {
         runId: input.runId ?? randomUUID(),
-        resuming: resume !== undefined,
+        ...(resume ? { resumeAt: resume.at } : {}),
         ...(resume ? { answers: resume.answers, ...(resume.answeredBy !== undefined ? { answeredBy: resume.answeredBy } : {}) } : {}),
       },
     };
@@ -285,8 +288,11 @@ export const engineMachine = setup({
       entry: "requestContext",
       exit: cancel("buildContext"),
       always: [
-        // A resumed run goes back to the question it stopped at: its context was built before it suspended.
-        { guard: "resuming", target: "ask_permission", actions: "beginResume" },
+        // A resumed run goes back to where it stopped (docs/durable.md): its context was built before.
+        { guard: "resumesAtQuestion", target: "ask_permission", actions: "beginResume" },
+        { guard: "resumesAtModel", target: "model", actions: "beginResume" },
+        { guard: "resumesAtTools", target: "execute_tool", actions: "beginResume" },
+        { guard: "resumesAtResults", target: "append_tool_result", actions: "beginResume" },
         { guard: "aborted", target: "done", actions: stop("user_abort") },
         { guard: and(["contextBuilt", "tokensExhausted"]), target: "done", actions: "stopForTokens" },
         { guard: and(["contextBuilt", not("retrying"), "turnsExhausted"]), target: "done", actions: stop("max_turns") },

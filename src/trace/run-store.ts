@@ -38,13 +38,21 @@ export interface StoredSettings {
   maxDelegationDepth: number;
 }
 
-/** What resume() needs of a suspended run: written when the run suspends (docs/durable.md). */
+/** Where a stored run stands: the state it was in when it was stored. */
+export type StoredAt = "ask_permission" | "call_model" | "execute_tool";
+
+/**
+ * What resume() needs of a run: written when it suspends, and as it goes (a checkpoint as each model call and tool
+ * batch starts and as each tool call finishes), so a run whose process died can be resumed too (docs/durable.md).
+ */
 export interface StoredRun {
   v: number;
   sessionId: string;
   runId: string;
-  status: "suspended";
-  /** ISO time the run suspended. */
+  /** `suspended`: stopped at questions; `running`: a checkpoint of a run going on (or whose process died). */
+  status: "suspended" | "running";
+  at: StoredAt;
+  /** ISO time the run suspended, or of the checkpoint. */
   since: string;
   /** The workspace (the run's cwd). */
   cwd: string;
@@ -63,6 +71,8 @@ export interface StoredRun {
   call: { usageAnchor?: { tokens: number; messageCount: number }; overflowCompacted: boolean; modelErrorAttempts: number };
   inbox: { steering: Array<{ role: "user"; content: string }>; followUp: Array<{ role: "user"; content: string }> };
   pending: PendingCall[];
+  /** Calls of the batch that had started running (a crash interrupted those without a result). */
+  started: string[];
 }
 
 /**
@@ -109,6 +119,7 @@ export function verifyRun(key: Buffer, run: StoredRun, sig: unknown): boolean {
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
+const AT = new Set(["ask_permission", "call_model", "execute_tool"]);
 const STATUSES = new Set(["pending", "invalid", "over_limit", "allowed", "denied", "finished"]);
 
 /**
@@ -119,7 +130,8 @@ export function runRecordProblem(value: unknown): string | undefined {
   if (!isObject(value)) return "it is not a JSON object";
   if (value.v !== RUN_RECORD_VERSION) return `its version is ${JSON.stringify(value.v)}, this statecraft reads version ${RUN_RECORD_VERSION}`;
   for (const key of ["sessionId", "runId", "since", "cwd"]) if (typeof value[key] !== "string") return `"${key}" is not a string`;
-  if (value.status !== "suspended") return `"status" is ${JSON.stringify(value.status)}, not "suspended"`;
+  if (value.status !== "suspended" && value.status !== "running") return `"status" is ${JSON.stringify(value.status)}, not "suspended" or "running"`;
+  if (!AT.has(value.at as string)) return `"at" is ${JSON.stringify(value.at)}, not one of ${[...AT].join(", ")}`;
   for (const key of ["activeMs", "traceSeq", "turn", "toolCallCount"]) {
     const n = value[key];
     if (typeof n !== "number" || !Number.isFinite(n) || n < 0) return `"${key}" is not a number ≥ 0`;
@@ -149,9 +161,10 @@ export function runRecordProblem(value: unknown): string | undefined {
   if (!isObject(value.call) || typeof value.call.modelErrorAttempts !== "number") return `"call" is not { overflowCompacted, modelErrorAttempts }`;
   const inbox = value.inbox;
   if (!isObject(inbox) || !Array.isArray(inbox.steering) || !Array.isArray(inbox.followUp)) return `"inbox" is not { steering, followUp }`;
-  if (!Array.isArray(value.pending) || value.pending.length === 0) return `"pending" is not a non-empty list of calls`;
+  if (!Array.isArray(value.pending) || (value.status === "suspended" && value.pending.length === 0)) return `"pending" is not a list of calls (a suspended run has at least one)`;
   for (const [i, c] of value.pending.entries()) {
     if (!isObject(c) || typeof c.callId !== "string" || typeof c.name !== "string" || typeof c.reason !== "string") return `"pending[${i}]" is not { callId, name, input, reason }`;
   }
+  if (!Array.isArray(value.started) || !value.started.every((id) => typeof id === "string")) return `"started" is not a list of call ids`;
   return undefined;
 }

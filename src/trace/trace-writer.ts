@@ -30,7 +30,7 @@ export interface TraceWriterOptions {
  * the fields every line shares are serialised once per run, the rest per line, which gives the same text as
  * serialising the whole object without building it.
  */
-export function traceWriter(options: TraceWriterOptions): EngineObserver & { close(): void; nextSeq(): number } {
+export function traceWriter(options: TraceWriterOptions): EngineObserver & { close(): void; nextSeq(): number; flush(): void } {
   const out = new JsonlWriter(options.file, options.onError, options.inside === undefined ? {} : { inside: options.inside });
   const details = new TraceDetails(options.runOptions);
   const { secrets, forkedAt } = options;
@@ -73,5 +73,6 @@ export function traceWriter(options: TraceWriterOptions): EngineObserver & { clo
     },
     close: () => out.close(),
     nextSeq: () => seq,
+    flush: () => out.flush(),
   };
 }

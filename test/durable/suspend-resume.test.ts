@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { AgentError, defineTool, fileRunStore, query, resume, scriptedModel, type AgentEvent, type RunResult } from "../../src/index.js";
 import { collect, outline, readJsonl, removeDir, tempDir } from "../support/engine.js";
@@ -223,5 +223,44 @@ describe("resume", () => {
     const runs = await store.list();
     expect(runs.map((r) => r.sessionId)).toEqual([suspended.sessionId]);
     expect(runs[0].pending).toHaveLength(1);
+  });
+});
+
+describe("the run store in a workspace's .agent/ is written and read through no link", () => {
+  const outsideDir = () => tempDir("statecraft-runs-outside-");
+  it("refuses .agent/runs as a link, a stored run or lock as a link, and a hard-linked stored run", async () => {
+    const payloads: Array<{ name: string; plant: (outside: string, sessionId: string) => void; onLoad?: boolean }> = [
+      { name: "runs folder -> outside", plant: (outside) => symlinkSync(outside, join(cwd, ".agent", "runs")) },
+      { name: "stored run -> victim", plant: (outside, id) => symlinkSync(join(outside, "victim"), join(cwd, ".agent", "runs", `${id}.json`)), onLoad: true },
+      { name: "stored run hard-linked", plant: (outside, id) => linkSync(join(outside, "victim"), join(cwd, ".agent", "runs", `${id}.json`)), onLoad: true },
+    ];
+    for (const payload of payloads) {
+      removeDir(join(cwd, ".agent"));
+      const outside = outsideDir();
+      try {
+        writeFileSync(join(outside, "victim"), "keep me\n");
+        if (payload.onLoad) {
+          // A run suspended for real; then its file is swapped for the payload.
+          const { result } = await suspendOne();
+          rmSync(join(cwd, ".agent", "runs", `${result.sessionId}.json`));
+          payload.plant(outside, result.sessionId);
+          const model = secondScript();
+          await expect(resume(result.sessionId, { model, tools: [counted(cwd)], cwd }).next()).rejects.toMatchObject({ code: "RUN_DAMAGED" });
+          expect(model.calls).toBe(0);
+        } else {
+          mkdirSync(join(cwd, ".agent"), { recursive: true });
+          payload.plant(outside, "");
+          const failed = await collect(query("note a", { model: firstScript(), tools: [counted(cwd)], cwd, permissions: { onAsk: () => "suspend" } })).then(
+            () => undefined,
+            (e: unknown) => e as Error,
+          );
+          expect(failed?.message, payload.name).toMatch(/symbolic link/);
+        }
+        expect(readFileSync(join(outside, "victim"), "utf8"), payload.name).toBe("keep me\n");
+        expect(readdirSync(outside).sort(), payload.name).toEqual(["victim"]);
+      } finally {
+        removeDir(outside);
+      }
+    }
   });
 });

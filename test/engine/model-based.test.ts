@@ -107,23 +107,44 @@ interface Variant {
   inbox?: boolean;
   /** The caller's signal has fired before the run starts. */
   abortedAtStart?: boolean;
-  /** The run is resumed (resume()) at a question about a write_note call it suspended at. */
-  resumed?: boolean;
+  /**
+   * The run is resumed (resume()): at a question about a write_note call it suspended at, at the model call its
+   * process died in, at a tool batch with an echo call still to run, or at a batch whose calls all have results.
+   */
+  resumed?: "ask_permission" | "model" | "execute_tool" | "append_tool_result";
 }
 
-/** A suspended run's state, as resume() hands it to the machine: one write_note call waits for its answer. */
-function resumedAt(): Pick<EngineInput, "resume" | "history"> {
-  const call = { id: "call-w", name: "write_note", input: { note: "n" }, sessionId: "mbt" };
+/** A stored run's state, as resume() hands it to the machine. */
+function resumedAt(at: NonNullable<Variant["resumed"]>): Pick<EngineInput, "resume" | "history"> {
+  if (at === "model") {
+    return {
+      history: [{ role: "user", content: "go" }],
+      resume: {
+        at,
+        turn: 0,
+        toolCallCount: 0,
+        usage: { input: 0, output: 0, cached: 0, reasoning: 0 },
+        batch: [],
+        batchState: { open: false, hitToolLimit: false, repeat: { key: "", count: 0, refused: false } },
+        call: { overflowCompacted: false, modelErrorAttempts: 0 },
+        answers: {},
+      },
+    };
+  }
+  const call = at === "ask_permission" ? { id: "call-w", name: "write_note", input: { note: "n" }, sessionId: "mbt" } : { id: "call-e", name: "echo", input: { text: "a" }, sessionId: "mbt" };
+  const status = at === "ask_permission" ? "pending" : at === "execute_tool" ? "allowed" : "finished";
+  const result = at === "append_tool_result" ? { result: { content: "INTERRUPTED: echo had started", isError: true } } : {};
   return {
     history: [
       { role: "user", content: "go" },
       { role: "assistant", content: "", toolCalls: [{ id: call.id, name: call.name, input: call.input }] },
     ],
     resume: {
+      at,
       turn: 1,
       toolCallCount: 0,
       usage: { input: 3, output: 2, cached: 0, reasoning: 0 },
-      batch: [{ call, raw: { name: call.name, arguments: JSON.stringify(call.input) }, status: "pending" }],
+      batch: [{ call, raw: { name: call.name, arguments: JSON.stringify(call.input) }, status, ...result }],
       batchState: { open: true, hitToolLimit: false, repeat: { key: "", count: 0, refused: false } },
       call: { overflowCompacted: false, modelErrorAttempts: 0 },
       answers: {},
@@ -165,7 +186,7 @@ function inputOf(variant: Variant, signal: AbortSignal): EngineInput {
       hooks: variant.hooks ?? {},
       signal,
     },
-    ...(variant.resumed ? resumedAt() : {}),
+    ...(variant.resumed ? resumedAt(variant.resumed) : {}),
   };
 }
 
@@ -386,7 +407,7 @@ function abstractState(s: Snapshot): string {
     repeat: `${c.batchState.repeat.key}×${c.batchState.repeat.count}${c.batchState.repeat.refused ? " refused" : ""}`,
     stop: c.outcome.stopReason ?? "",
     suspended: c.durable.pending !== undefined,
-    resuming: c.durable.resuming,
+    resuming: c.durable.resumeAt ?? "",
     aborted: aborted(c),
     late: timedOut(c.run),
   });
@@ -557,7 +578,12 @@ const VARIANTS: readonly Variant[] = [
   { name: "maxTurns 0 (machine input only)", maxTurns: 0, maxToolCalls: 1, outputs: ["text"] },
   { name: "signal aborted before the start", maxTurns: 2, maxToolCalls: 1, outputs: ["text"], abortedAtStart: true },
   // resume(): the machine goes straight back to the question it suspended at, and on from there.
-  { name: "resumed at a suspended question", maxTurns: 2, maxToolCalls: 1, outputs: ["text", "validCall"], resumed: true },
+  { name: "resumed at a suspended question", maxTurns: 2, maxToolCalls: 1, outputs: ["text", "validCall"], resumed: "ask_permission" },
+  // A run whose process died: the model call in flight is made again; a batch goes on with the calls left to run, or
+  // straight to its results when every call has one (finished, or INTERRUPTED).
+  { name: "recovered at a model call", maxTurns: 1, maxToolCalls: 1, outputs: ["text", "validCall"], resumed: "model" },
+  { name: "recovered in a tool batch", maxTurns: 2, maxToolCalls: 1, outputs: ["text"], resumed: "execute_tool" },
+  { name: "recovered with every result known", maxTurns: 2, maxToolCalls: 1, outputs: ["text"], resumed: "append_tool_result" },
 ];
 
 const replayed = new Map<string, Replayed>();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { aborted, awaitsRecoveryDecision, callsAllowed, permissionSuspended, preparesContext, resuming, timedOut, toolCallsExhausted, turnsExhausted } from "../../src/guards/index.js";
+import { aborted, awaitsRecoveryDecision, callsAllowed, permissionSuspended, preparesContext, resumesAt, resuming, timedOut, toolCallsExhausted, turnsExhausted } from "../../src/guards/index.js";
 import type { AgentHooks } from "../../src/hooks.js";
 import {
   batchAwaitsPermission,
@@ -146,8 +146,13 @@ describe("durable runs: permissionSuspended, callsAllowed across a resume, resum
     expect(callsAllowed([{ toolCallId: "c2", kind: "blocked", reason: "no" }], [record({ status: "denied" })])).toBe(false);
   });
   it("resuming holds until the machine is back at its question, and keeps build_context from building", () => {
-    expect(resuming({ durable: { runId: "r", resuming: true } })).toBe(true);
-    expect(resuming({ durable: { runId: "r", resuming: false } })).toBe(false);
+    expect(resuming({ durable: { runId: "r", resumeAt: "ask_permission" } })).toBe(true);
+    expect(resuming({ durable: { runId: "r" } })).toBe(false);
+    for (const at of ["ask_permission", "model", "execute_tool", "append_tool_result"] as const) {
+      expect(resumesAt({ durable: { runId: "r", resumeAt: at } }, at)).toBe(true);
+      expect(resumesAt({ durable: { runId: "r", resumeAt: at } }, at === "model" ? "execute_tool" : "model")).toBe(false);
+      expect(resumesAt({ durable: { runId: "r" } }, at)).toBe(false);
+    }
     const context = {
       run: { maxTurns: 2 },
       turn: 1,
@@ -159,7 +164,7 @@ describe("durable runs: permissionSuspended, callsAllowed across a resume, resum
       batch: [],
       outcome: { finalText: "" },
     };
-    expect(preparesContext({ ...context, durable: { runId: "r", resuming: false } } as unknown as EngineContext)).toBe(true);
-    expect(preparesContext({ ...context, durable: { runId: "r", resuming: true } } as unknown as EngineContext)).toBe(false);
+    expect(preparesContext({ ...context, durable: { runId: "r" } } as unknown as EngineContext)).toBe(true);
+    expect(preparesContext({ ...context, durable: { runId: "r", resumeAt: "model" } } as unknown as EngineContext)).toBe(false);
   });
 });

@@ -12,8 +12,8 @@ export function recordSuspension(context: EngineContext, steps: readonly Permiss
   return { durable: { ...context.durable, pending } };
 }
 
-/** A resumed run is back in ask_permission: the answers it was given are asked with, the open questions are cleared. */
+/** A resumed run is back where it stopped: the answers it was given are asked with, the open questions are cleared. */
 export function beginResume(context: EngineContext): Partial<EngineContext> {
-  const { pending: _pending, ...rest } = context.durable;
-  return { durable: { ...rest, resuming: false } };
+  const { pending: _pending, resumeAt: _at, ...rest } = context.durable;
+  return { durable: rest };
 }
