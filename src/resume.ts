@@ -107,13 +107,14 @@ async function* run(sessionId: string, options: ResumeOptions, control: { inner?
 /** The run as it was started, with what resume() was given instead. */
 function prepareResumed(stored: StoredRun, options: ResumeOptions, cwd: string) {
   const s = stored.settings;
-  // The recorded permission settings (signed with the run) apply unless resume() is given its own.
-  const permissions: PermissionOptions = options.permissions ?? {
+  // The recorded permission settings (signed with the run) apply, each unless resume() is given its own.
+  const permissions: PermissionOptions = {
     mode: s.permissions.mode as PermissionOptions["mode"],
     allow: s.permissions.allow,
     ask: s.permissions.ask,
     deny: s.permissions.deny,
     ...(s.permissions.whenUnanswered ? { whenUnanswered: s.permissions.whenUnanswered } : {}),
+    ...stripUndefined(options.permissions ?? {}),
   };
   const merged: QueryOptions = {
     maxTurns: s.maxTurns,

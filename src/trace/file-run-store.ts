@@ -178,3 +178,10 @@ function alive(pid: number): boolean {
     return code(error) === "EPERM";
   }
 }
+
+/** The live process that holds the lock of this session's run in `cwd`, if one does (a run going on or resumed). */
+export function runOwner(cwd: string, sessionId: string): number | undefined {
+  checkSessionId(sessionId);
+  const owner = ownerOf(join(runsFolder(cwd), `${sessionId}.lock`));
+  return owner !== undefined && alive(owner) ? owner : undefined;
+}

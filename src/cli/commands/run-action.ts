@@ -14,6 +14,7 @@ export interface RunCommandFlags extends RunFlags {
   color?: boolean;
   inspect?: boolean;
   port?: number;
+  onAsk?: "deny" | "suspend";
 }
 
 /** `statecraft run [prompt...]`: one agent run in --cwd with the built-in tools; the exit code says how it stopped. */
@@ -46,6 +47,7 @@ export async function runAction(promptArgs: string[], flags: RunCommandFlags, co
     logger: output.logger,
     ...(terminal ? { askInput: terminal } : {}),
     ...(flags.inspect ? { inspect: flags.port !== undefined ? { port: flags.port } : {} } : {}),
+    ...(flags.onAsk ? { onAsk: flags.onAsk } : {}),
   }).finally(() => terminal?.destroy());
   if (!json && outcome.traceFile !== false) io.stdout.write(`${output.out.dim(`trace: ${outcome.traceFile}`)}\n`);
   return outcome.exitCode;
