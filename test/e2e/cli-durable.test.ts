@@ -1,4 +1,5 @@
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { cpSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { makeTempDir, removeDir, runCli } from "../cli/helpers/cli-process.js";
@@ -61,5 +62,25 @@ describe("statecraft run --on-ask suspend, runs, resume", { timeout: 120_000 }, 
     const result = await runCli(["run", "--model", script(dir, [{ text: "x" }], "s.json"), "--on-ask", "maybe", "x"], { cwd: dir });
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/--on-ask must be deny or suspend/);
+  });
+});
+
+describe("the demo's sample project, suspended at its edit and finished by statecraft resume", { timeout: 120_000 }, () => {
+  it("exits 10 with the file untouched, then resume applies the edit and the tests pass", async () => {
+    const dir = workspace();
+    cpSync(join(import.meta.dirname, "..", "..", "src", "demo", "sample"), dir, { recursive: true });
+    const edit = { path: "src/slugify.js", old_string: 'replace(" ", "-")', new_string: "replace(/\\s+/g, \"-\")" };
+    const first = script(dir, [{ text: "Reading.", toolCalls: [{ name: "read_file", input: { path: "src/slugify.js" } }] }, { text: "Fixing.", toolCalls: [{ name: "edit_file", input: edit }] }], "first.json");
+    const before = readFileSync(join(dir, "src", "slugify.js"), "utf8");
+    const run = await runCli(["run", "--model", first, "--on-ask", "suspend", "the tests fail: fix it"], { cwd: dir });
+    expect(run.code, run.stderr).toBe(10);
+    expect(readFileSync(join(dir, "src", "slugify.js"), "utf8")).toBe(before);
+    const [, session, callId] = /statecraft resume (\S+) --allow (\S+)/.exec(run.stdout)!;
+    const second = script(dir, [{ text: "Fixed: every run of spaces becomes one dash." }], "second.json");
+    const resumed = await runCli(["resume", session, "--allow", callId, "--model", second], { cwd: dir });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(readFileSync(join(dir, "src", "slugify.js"), "utf8")).toContain('replace(/\\s+/g, "-")');
+    const tests = spawnSync(process.execPath, ["test/slugify.test.js"], { cwd: dir, encoding: "utf8" });
+    expect(tests.status, tests.stdout + tests.stderr).toBe(0);
   });
 });
