@@ -82,8 +82,11 @@ export function query(input: string, options: QueryOptions): QueryRun {
 export interface RunLifecycle {
   /** Before the first event: the actor that will run (a session sends queued messages to it). */
   started?(actor: EngineActor): void;
-  /** After the last event: the run's final context (a session takes back messages it did not claim). */
-  settled?(context: EngineContext): void;
+  /**
+   * After the last event: the run's final context (a session takes back messages it did not claim). A suspended run
+   * keeps its queued messages: they are stored with it and handed back when it is resumed.
+   */
+  settled?(context: EngineContext, suspended?: Extract<AgentEvent, { type: "suspended" }>): void;
   /** Instead of running: the generator's first next() rejects with this (a busy session). */
   refuse?(): AgentError | undefined;
 }
@@ -194,10 +197,10 @@ async function* runEngine(
     if (actor.getSnapshot().status === "active") actor.send({ type: "ABORT" });
   };
   let settled = false;
-  const settle = () => {
+  const settle = (suspended?: Extract<AgentEvent, { type: "suspended" }>) => {
     if (settled) return;
     settled = true;
-    lifecycle.settled?.(actor.getSnapshot().context);
+    lifecycle.settled?.(actor.getSnapshot().context, suspended);
   };
   control.abort = abort;
   options.signal?.addEventListener("abort", abort, { once: true });
@@ -211,7 +214,7 @@ async function* runEngine(
     actor.stop();
     for (const writer of writers) writer.close();
     await store.save(storedRunOf(context, prepared.settings, trace?.nextSeq() ?? 0, Date.now()));
-    settle();
+    settle(event);
     inspected?.end();
     yield event;
     return {

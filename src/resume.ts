@@ -4,7 +4,8 @@ import type { AgentEvent, RunResult } from "./events.js";
 import type { QueryOptions } from "./options.js";
 import { createPermissionPolicy } from "./permissions/policy.js";
 import type { PermissionAnswer, PermissionOptions } from "./permissions/types.js";
-import { prepare, startRun, type QueryRun } from "./query.js";
+import { prepare, startRun, type QueryRun, type RunLifecycle } from "./query.js";
+import type { Inbox } from "./machine/context.js";
 import { fileRunStore } from "./trace/file-run-store.js";
 import type { RunStore, StoredRun } from "./trace/run-store.js";
 import { resumePointOf, storedMessages } from "./trace/stored-run.js";
@@ -29,8 +30,13 @@ const ANSWERS: readonly string[] = ["allow", "deny", "allow_always"];
  * trusted), `INVALID_OPTIONS` (an answer for a call that is not pending).
  */
 export function resume(sessionId: string, options: ResumeOptions): QueryRun {
+  return resumeRun(sessionId, options);
+}
+
+/** resume() as a session uses it: tied to the session's lifecycle, with messages it queued meanwhile. */
+export function resumeRun(sessionId: string, options: ResumeOptions, lifecycle: RunLifecycle = {}, queued?: () => Inbox): QueryRun {
   const control: { inner?: QueryRun; aborted: boolean } = { aborted: false };
-  const generator = run(sessionId, options, control) as QueryRun;
+  const generator = run(sessionId, options, control, lifecycle, queued) as QueryRun;
   Object.defineProperty(generator, "sessionId", { value: sessionId, enumerable: true });
   generator.abort = () => {
     control.aborted = true;
@@ -39,7 +45,13 @@ export function resume(sessionId: string, options: ResumeOptions): QueryRun {
   return generator;
 }
 
-async function* run(sessionId: string, options: ResumeOptions, control: { inner?: QueryRun; aborted: boolean }): AsyncGenerator<AgentEvent, RunResult, undefined> {
+async function* run(
+  sessionId: string,
+  options: ResumeOptions,
+  control: { inner?: QueryRun; aborted: boolean },
+  lifecycle: RunLifecycle,
+  queued: (() => Inbox) | undefined,
+): AsyncGenerator<AgentEvent, RunResult, undefined> {
   const fail = (message: string) => new AgentError("INVALID_OPTIONS", message);
   if (typeof sessionId !== "string") throw fail("resume(sessionId, options): sessionId must be a string");
   try {
@@ -70,6 +82,7 @@ async function* run(sessionId: string, options: ResumeOptions, control: { inner?
       if (!pendingIds.has(id)) throw fail(`options.answers: ${JSON.stringify(id)} is not a pending call of session ${sessionId} (pending: ${[...pendingIds].join(", ")})`);
     }
     const prepared = prepareResumed(stored, options, cwd);
+
     const now = Date.now();
     const tools = prepared.input.deps.tools;
     const { point, interrupted } = resumePointOf(stored, answers, options.answeredBy, (name) => tools.get(name)?.risk);
@@ -94,7 +107,13 @@ async function* run(sessionId: string, options: ResumeOptions, control: { inner?
     prepared.input.runId = stored.runId;
     prepared.input.resume = point;
     const queryOptions = { ...options, cwd, sessionId } as QueryOptions;
-    const inner = startRun(prepared, queryOptions);
+    if (queued) {
+      // Taken from the session only now that the run starts (a refused resume leaves them queued there).
+      const more = queued();
+      const inbox = prepared.input.inbox!;
+      prepared.input.inbox = { steering: [...inbox.steering, ...more.steering], followUp: [...inbox.followUp, ...more.followUp] };
+    }
+    const inner = startRun(prepared, queryOptions, lifecycle);
     control.inner = inner;
     handedOver = true;
     if (control.aborted) inner.abort();
