@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { join } from "node:path";
-import { defineTool, forkStart, loadSession, query, replay, resume, scriptedModel } from "../../src/index.js";
+import { defineTool, describeLine, forkStart, loadSession, query, replay, resume, scriptedModel } from "../../src/index.js";
 import { collect, removeDir, tempDir } from "../support/engine.js";
 
 let cwd: string;
@@ -27,6 +27,11 @@ describe("the trace of a suspended-then-resumed session", () => {
     const replayed = await replay(session);
     expect(replayed.divergence).toBeUndefined();
     expect(replayed.identical).toBe(true);
+
+    // trace show says what the gap lines mean.
+    const shown = session.lines.map(describeLine);
+    expect(shown.find((l) => / suspended/.test(l))).toMatch(/suspended: waiting for an answer to write_note /);
+    expect(shown.find((l) => / resumed/.test(l))).toMatch(/resumed after \d+ ms: \S+ allow by human/);
 
     // Forks on either side of the gap: at the question it suspended at, and after the call it resumed to run.
     const lines = session.lines as Array<{ seq: number; kind: string; state?: string }>;
