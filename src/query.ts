@@ -487,7 +487,8 @@ function askThroughInspector(permissions: PermissionOptions, inspector: Inspecto
   return {
     ...permissions,
     onAsk: async (request) => {
-      if (inspector.pages === 0) return terminal ? terminal(request) : "deny";
+      // With no page to ask, as without the inspector: onAsk, else what whenUnanswered says.
+      if (inspector.pages === 0) return terminal ? terminal(request) : permissions.whenUnanswered === "suspend" ? "suspend" : "deny";
       const answered = new AbortController();
       const withdraw = request.signal ? AbortSignal.any([request.signal, answered.signal]) : answered.signal;
       const fromPage = inspected.requestPermission(request, { signal: withdraw });
