@@ -137,9 +137,9 @@ export function fileRunStore(cwd: string): RunStore {
         }
         const owner = ownerOf(file);
         if (owner !== undefined && owner !== process.pid && alive(owner)) {
-          throw new AgentError("RUN_BUSY", `the run of session ${sessionId} is being resumed by process ${owner}; wait for it to end (or stop that process)`);
+          throw new AgentError("RUN_BUSY", `the run of session ${sessionId} is going on in process ${owner} (running, or being resumed); wait for it to end, or stop that process`);
         }
-        if (owner === process.pid) throw new AgentError("RUN_BUSY", `the run of session ${sessionId} is already being resumed in this process`);
+        if (owner === process.pid) throw new AgentError("RUN_BUSY", `the run of session ${sessionId} is already going on in this process (running, or being resumed); wait for it to end`);
         // A dead owner's lock (or a lock without a pid, torn as it was made): taken over.
         try {
           unlinkSync(file);
