@@ -1,6 +1,7 @@
 import type { ErrorInfo } from "./errors/agent-error.js";
 import type { Message, ToolCall, ToolResult, UserMessage } from "./models/messages.js";
 import type { Usage } from "./models/model.js";
+import type { PendingCall } from "./machine/context.js";
 import type { EngineStateName } from "./machine/states.js";
 import type { StopReason } from "./machine/stop-reasons.js";
 
@@ -30,6 +31,8 @@ export type AgentEvent =
   | { type: "compaction"; tokensBefore: number; tokensAfter: number }
   /** An event of a subagent run (or of its own subagents, passed up as they are). */
   | { type: "subagent_event"; sessionId: string; parentSession: string; depth: number; event: AgentEvent }
+  /** The run stopped at a permission question (docs/durable.md): it comes last instead of `turn_end`. */
+  | { type: "suspended"; sessionId: string; runId: string; pending: PendingCall[] }
   | {
       type: "turn_end";
       reason: StopReason;
@@ -42,8 +45,12 @@ export type AgentEvent =
 
 export type AgentEventType = AgentEvent["type"];
 
-/** The generator's return value. */
-export interface RunResult {
+/** The generator's return value: a finished run, or one suspended at a permission question. */
+export type RunResult = CompletedRunResult | SuspendedRunResult;
+
+/** A run that ran to its `turn_end`. */
+export interface CompletedRunResult {
+  status: "completed";
   reason: StopReason;
   /** The final assistant text (the last model output's text). */
   text: string;
@@ -54,6 +61,22 @@ export interface RunResult {
   turns: number;
   toolCalls: number;
   error?: ErrorInfo;
+}
+
+/** A run that stopped at permission questions and waits for `resume(sessionId, { answers })`. */
+export interface SuspendedRunResult {
+  status: "suspended";
+  reason?: undefined;
+  runId: string;
+  /** Every call of the batch that still needs an answer. */
+  pending: PendingCall[];
+  text: string;
+  messages: Message[];
+  usage: RunUsage;
+  sessionId: string;
+  turns: number;
+  toolCalls: number;
+  error?: undefined;
 }
 
 export function emptyUsage(): RunUsage {

@@ -1,4 +1,9 @@
 export { query, type QueryRun } from "./query.js";
+export { resume, type ResumeOptions } from "./resume.js";
+export { fileRunStore, runsFolder } from "./trace/file-run-store.js";
+export type { RunStore, StoredRun, StoredCall, StoredSettings } from "./trace/run-store.js";
+export type { PendingCall } from "./machine/context.js";
+export type { CompletedRunResult, SuspendedRunResult } from "./events.js";
 export type { QueryOptions } from "./options.js";
 export { DEFAULT_MAX_TOOL_CALLS, DEFAULT_MAX_TURNS, DEFAULT_TIMEOUT_MS } from "./options.js";
 export type { AgentEvent, AgentEventType, RunResult, RunUsage } from "./events.js";
@@ -11,7 +16,7 @@ export { defineTool, type ToolConfig, type ToolDefinition, type ToolContext, typ
 export { scriptedModel, type ScriptedModel, type ScriptedStep, type ScriptStep, type ScriptedToolCall } from "./models/scripted.js";
 export type { Model, ModelRequest, ModelResponse, ModelStreamEvent, ModelCallOptions, RawToolCall, ToolSpec, Usage, FinishReason } from "./models/model.js";
 export type { Message, SystemMessage, UserMessage, AssistantMessage, ToolMessage, ToolCall, ToolResult, AssistantToolCall } from "./models/messages.js";
-export type { PermissionMode, PermissionOptions, PermissionRequest, PermissionAnswer, PermissionRecord, DecidedBy } from "./permissions/types.js";
+export type { PermissionMode, PermissionOptions, PermissionRequest, PermissionAnswer, AskAnswer, WhenUnanswered, PermissionRecord, DecidedBy } from "./permissions/types.js";
 export { TRACE_VERSION, type TraceLine, type StateTraceLine, type RetryTraceLine } from "./trace/format.js";
 export type { Logger } from "./logger.js";
 export { createSession, type Session } from "./session.js";

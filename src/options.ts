@@ -4,6 +4,7 @@ import type { PermissionOptions } from "./permissions/types.js";
 import type { Logger } from "./logger.js";
 import type { AgentHooks } from "./hooks.js";
 import type { Summarize } from "./compaction/compact.js";
+import type { RunStore } from "./trace/run-store.js";
 
 /** Options of `query()`. Only `model` is required. */
 export interface QueryOptions extends AgentHooks {
@@ -26,6 +27,13 @@ export interface QueryOptions extends AgentHooks {
   /** Trace file (JSONL). Default `<cwd>/.agent/trace.jsonl`; `false` writes no trace. */
   traceFile?: string | false;
   permissions?: PermissionOptions;
+  /** Where a suspended run is kept for resume() (docs/durable.md). Default: files under `<cwd>/.agent/runs/`. */
+  runStore?: RunStore;
+  /**
+   * Keep a checkpoint of the run in the run store as it goes, so a run whose process dies (SIGKILL, out of memory)
+   * can be resumed (docs/durable.md). Default false: each checkpoint writes the run's state, conversation included.
+   */
+  durable?: boolean;
   /** Operational logs (e.g. a trace write failure). Default: pino on stderr at STATECRAFT_LOG_LEVEL (default "warn"). */
   logger?: Logger;
   /** Context window in tokens; overrides the model's. Compaction needs one of the two. */

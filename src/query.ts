@@ -32,6 +32,10 @@ import { auditWriter } from "./trace/audit-writer.js";
 import { redactText, secretValues } from "./trace/redact.js";
 import { traceWriter } from "./trace/trace-writer.js";
 import { checkSessionId } from "./trace/transcript.js";
+import { fileRunStore } from "./trace/file-run-store.js";
+import type { RunStore, StoredSettings } from "./trace/run-store.js";
+import { storedRunOf } from "./trace/stored-run.js";
+import { runCheckpointer } from "./trace/run-checkpoint.js";
 import { transcriptWriter } from "./trace/transcript-writer.js";
 
 /** A running query: the event stream, plus `abort()` (ends the run `user_abort`). */
@@ -46,6 +50,10 @@ export interface PreparedRun {
   traceFile: string | false;
   runOptions: Record<string, unknown>;
   forkedAt?: { sessionId: string; seq: number };
+  /** What the run store keeps of the run's settings if it suspends. */
+  settings: StoredSettings;
+  /** A resumed run (resume.ts): where its trace goes on, the `resumed` line, and the run store it came from. */
+  resumed?: { seq: number; fields: Record<string, unknown>; store: RunStore; release: () => Promise<void>; recovered: boolean };
 }
 
 /** How a run sits in a tree of runs (subagents) or a session (queues); not options a caller sets. */
@@ -76,8 +84,11 @@ export function query(input: string, options: QueryOptions): QueryRun {
 export interface RunLifecycle {
   /** Before the first event: the actor that will run (a session sends queued messages to it). */
   started?(actor: EngineActor): void;
-  /** After the last event: the run's final context (a session takes back messages it did not claim). */
-  settled?(context: EngineContext): void;
+  /**
+   * After the last event: the run's final context (a session takes back messages it did not claim). A suspended run
+   * keeps its queued messages: they are stored with it and handed back when it is resumed.
+   */
+  settled?(context: EngineContext, suspended?: Extract<AgentEvent, { type: "suspended" }>): void;
   /** Instead of running: the generator's first next() rejects with this (a busy session). */
   refuse?(): AgentError | undefined;
 }
@@ -123,15 +134,15 @@ async function* runEngine(
   };
   const bridge: EngineObserver = {
     state(entered) {
+      // A resumed run passes through build_context on its way back to ask_permission: not a step of its own.
+      if (entered.state === "build_context" && entered.from === undefined && prepared.resumed) return;
       if (entered.state !== "done") push({ type: "state", state: entered.state, turn: entered.context.turn });
     },
     // A failed request's message may quote what was sent (a key, a URL with credentials): redacted like the trace.
     emitted: (event) => push(event.type === "retry" ? { ...event, error: { ...event.error, message: redactText(event.error.message, secrets) } } : event),
   };
-  const writers = [
-    ...(prepared.traceFile
-      ? [
-          traceWriter({
+  const trace = prepared.traceFile
+    ? traceWriter({
             file: prepared.traceFile,
             // A trace in the workspace's own .agent/ is written like the engine's other files there: never through a link.
             ...(isInside(agentFolder(input.cwd), resolve(input.cwd, prepared.traceFile)) ? { inside: agentFolder(input.cwd) } : {}),
@@ -141,12 +152,32 @@ async function* runEngine(
             onError: reportWriteFailure,
             ...(input.loop.parentSession !== undefined ? { parentSession: input.loop.parentSession } : {}),
             ...(prepared.forkedAt ? { forkedAt: prepared.forkedAt } : {}),
-          }),
-        ]
-      : []),
-    transcriptWriter({ cwd: input.cwd, sessionId: input.sessionId, secrets, onError: reportWriteFailure }),
+            ...(prepared.resumed ? { resumed: { seq: prepared.resumed.seq, fields: prepared.resumed.fields } } : {}),
+          })
+    : undefined;
+  const writers = [
+    ...(trace ? [trace] : []),
+    transcriptWriter({ cwd: input.cwd, sessionId: input.sessionId, secrets, onError: reportWriteFailure, ...(prepared.resumed?.recovered ? { reset: true } : {}) }),
     auditWriter({ file: join(input.cwd, ".agent", "audit.jsonl"), inside: agentFolder(input.cwd), secrets, onError: reportWriteFailure }),
   ];
+
+  // A durable run keeps a checkpoint in the run store as it goes (a subagent is part of its parent's step), holding
+  // the run's lock meanwhile: a resume() of it while it runs is refused. A resumed run is durable.
+  const store = prepared.resumed?.store ?? options.runStore ?? fileRunStore(input.cwd);
+  const durable = prepared.resumed !== undefined || (options.durable === true && input.loop.depth === 0);
+  let release = prepared.resumed?.release;
+  let locked = !store.lock || release !== undefined;
+  if (durable && !locked) {
+    try {
+      release = await store.lock!(input.sessionId);
+      locked = true;
+    } catch (error) {
+      const busy = (error as AgentError).code === "RUN_BUSY";
+      logger[busy ? "warn" : "error"]({ sessionId: input.sessionId, err: (error as Error).message }, "statecraft: the run is not checkpointed (it can't be resumed if its process dies)");
+    }
+  }
+  const checkpoints = durable && locked ? [runCheckpointer({ store, settings: prepared.settings, ...(trace ? { trace } : {}), onError: reportWriteFailure })] : [];
+  writers.push(...checkpoints);
 
   if (inspector) push({ type: "inspector", url: inspector.url });
   const actor = createActor(engineMachine, { input, inspect: observeEngine([...writers, ...(inspected ? [inspected.observer] : []), bridge]) });
@@ -168,13 +199,38 @@ async function* runEngine(
     if (actor.getSnapshot().status === "active") actor.send({ type: "ABORT" });
   };
   let settled = false;
-  const settle = () => {
+  const settle = (suspended?: Extract<AgentEvent, { type: "suspended" }>) => {
     if (settled) return;
     settled = true;
-    lifecycle.settled?.(actor.getSnapshot().context);
+    lifecycle.settled?.(actor.getSnapshot().context, suspended);
   };
   control.abort = abort;
   options.signal?.addEventListener("abort", abort, { once: true });
+
+  /**
+   * The machine stopped in ask_permission at questions it may not answer now: the run is stored, the actor stopped
+   * (nothing is held open, the process may exit), and `suspended` is the last event instead of `turn_end`.
+   */
+  async function* suspend(event: Extract<AgentEvent, { type: "suspended" }>): AsyncGenerator<AgentEvent, RunResult, undefined> {
+    const context = actor.getSnapshot().context;
+    actor.stop();
+    for (const writer of writers) writer.close();
+    await store.save(storedRunOf(context, prepared.settings, trace?.nextSeq() ?? 0, Date.now()));
+    settle(event);
+    inspected?.end();
+    yield event;
+    return {
+      status: "suspended",
+      runId: event.runId,
+      pending: event.pending,
+      text: context.outcome.finalText,
+      messages: context.messages.filter((m) => m.role !== "system"),
+      usage: { ...context.usage },
+      sessionId: input.sessionId,
+      turns: context.turn,
+      toolCalls: context.toolCallCount,
+    };
+  }
 
   try {
     actor.start();
@@ -183,6 +239,7 @@ async function* runEngine(
       while (head < queue.length) {
         const event = queue[head];
         queue[head++] = undefined as unknown as AgentEvent; // let delivered events be collected
+        if (event.type === "suspended") return yield* suspend(event);
         yield event;
       }
       // Everything delivered: start the queue over rather than let it grow with the run.
@@ -194,6 +251,8 @@ async function* runEngine(
     }
     const snapshot = actor.getSnapshot();
     const context = snapshot.context;
+    // A resumed run that ran to its end is no longer resumable: its stored state goes.
+    if (prepared.resumed && crash === undefined) await prepared.resumed.store.delete(input.sessionId);
     let reason = snapshot.output?.reason ?? context.outcome.stopReason ?? "model_error";
     let error: ErrorInfo | undefined = snapshot.output?.error;
     if (crash !== undefined) {
@@ -219,6 +278,7 @@ async function* runEngine(
     yield turnEnd;
     const messages: Message[] = context.messages.filter((m) => m.role !== "system");
     return {
+      status: "completed",
       reason,
       text: context.outcome.finalText,
       messages,
@@ -229,6 +289,7 @@ async function* runEngine(
       ...(error ? { error } : {}),
     };
   } finally {
+    await release?.();
     // A consumer that stops early (break, return) ends the run: abort it so done is recorded, then stop it.
     if (actor.getSnapshot().status === "active") abort();
     actor.stop();
@@ -286,6 +347,16 @@ export function prepare(userInput: string, options: QueryOptions, placement: Run
     throw fail(`options.permissions.mode must be one of ${PERMISSION_MODES.join(", ")}, got ${JSON.stringify(permissions.mode)}`);
   }
   if (permissions.onAsk !== undefined && typeof permissions.onAsk !== "function") throw fail("options.permissions.onAsk must be a function");
+  if (permissions.whenUnanswered !== undefined && permissions.whenUnanswered !== "deny" && permissions.whenUnanswered !== "suspend") {
+    throw fail(`options.permissions.whenUnanswered must be "deny" or "suspend", got ${JSON.stringify(permissions.whenUnanswered)}`);
+  }
+  if (options.durable !== undefined && typeof options.durable !== "boolean") throw fail("options.durable must be true or false");
+  if (options.runStore !== undefined) {
+    const store = options.runStore as Partial<RunStore> | null;
+    if (!store || typeof store !== "object" || (["save", "load", "list", "delete"] as const).some((name) => typeof store[name] !== "function")) {
+      throw fail("options.runStore must be a RunStore: an object with async save, load, list and delete (fileRunStore(cwd) is the default)");
+    }
+  }
   // Rules are parsed when the run builds its policy; parsed here too so a malformed rule throws now, not mid-run.
   try {
     createPermissionPolicy(permissions, [], { cwd });
@@ -365,6 +436,7 @@ export function prepare(userInput: string, options: QueryOptions, placement: Run
       ask: permissions.ask ?? [],
       deny: permissions.deny ?? [],
       onAsk: permissions.onAsk !== undefined,
+      ...(permissions.whenUnanswered !== undefined ? { whenUnanswered: permissions.whenUnanswered } : {}),
     },
     tools: [...tools.values()].map((t) => ({
       name: t.name,
@@ -391,6 +463,28 @@ export function prepare(userInput: string, options: QueryOptions, placement: Run
     },
     traceFile,
     runOptions,
+    settings: {
+      userInput,
+      ...(options.systemPrompt !== undefined ? { systemPrompt: options.systemPrompt } : {}),
+      ...(model.name !== undefined ? { model: model.name } : {}),
+      maxTurns,
+      maxToolCalls,
+      timeoutMs,
+      traceFile,
+      permissions: {
+        mode: permissions.mode ?? "default",
+        allow: [...(permissions.allow ?? [])],
+        ask: [...(permissions.ask ?? [])],
+        deny: [...(permissions.deny ?? [])],
+        ...(permissions.whenUnanswered !== undefined ? { whenUnanswered: permissions.whenUnanswered } : {}),
+      },
+      maxRepeatedCalls: loop.maxRepeatedCalls,
+      ...(loop.maxTokens !== undefined ? { maxTokens: loop.maxTokens } : {}),
+      ...(options.contextWindow !== undefined ? { contextWindow: options.contextWindow } : {}),
+      ...(options.reserveTokens !== undefined ? { reserveTokens: options.reserveTokens } : {}),
+      ...(options.keepRecentTokens !== undefined ? { keepRecentTokens: options.keepRecentTokens } : {}),
+      maxDelegationDepth: loop.maxDelegationDepth,
+    },
     ...(placement.forkedAt ? { forkedAt: placement.forkedAt } : {}),
   };
 }
@@ -404,7 +498,8 @@ function askThroughInspector(permissions: PermissionOptions, inspector: Inspecto
   return {
     ...permissions,
     onAsk: async (request) => {
-      if (inspector.pages === 0) return terminal ? terminal(request) : "deny";
+      // With no page to ask, as without the inspector: onAsk, else what whenUnanswered says.
+      if (inspector.pages === 0) return terminal ? terminal(request) : permissions.whenUnanswered === "suspend" ? "suspend" : "deny";
       const answered = new AbortController();
       const withdraw = request.signal ? AbortSignal.any([request.signal, answered.signal]) : answered.signal;
       const fromPage = inspected.requestPermission(request, { signal: withdraw });

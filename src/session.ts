@@ -2,7 +2,10 @@ import { randomUUID } from "node:crypto";
 import { AgentError } from "./errors/agent-error.js";
 import type { UserMessage } from "./models/messages.js";
 import type { QueueMode, SessionOptions } from "./options.js";
-import { prepare, startRun, type EngineActor, type QueryRun } from "./query.js";
+import type { PendingCall } from "./machine/context.js";
+import type { PermissionAnswer } from "./permissions/types.js";
+import { prepare, startRun, type EngineActor, type QueryRun, type RunLifecycle } from "./query.js";
+import { resumeRun } from "./resume.js";
 
 /** A conversation across runs, with the two queues of the two-level loop. */
 export interface Session {
@@ -17,6 +20,14 @@ export interface Session {
   readonly queued: { steering: UserMessage[]; followUp: UserMessage[] };
   /** True while a run of this session is active. */
   readonly running: boolean;
+  /** The calls the session's suspended run waits on (docs/durable.md); undefined when no run of it is suspended. */
+  readonly pending: PendingCall[] | undefined;
+  /**
+   * Resumes the suspended run with these answers (by call id), as `resume(sessionId, …)` with the session's options.
+   * Messages queued while it was suspended go to it, after those it kept. Refused (`SESSION_BUSY`) while a run is
+   * active; `RUN_NOT_FOUND` when nothing is suspended.
+   */
+  resume(answers?: Readonly<Record<string, PermissionAnswer>>, options?: { answeredBy?: string }): QueryRun;
 }
 
 const MODES: readonly QueueMode[] = ["one-at-a-time", "all"];
@@ -39,11 +50,29 @@ export function createSession(options: SessionOptions): Session {
   const steering: UserMessage[] = [];
   const followUps: UserMessage[] = [];
   let active: EngineActor | undefined;
+  let pending: PendingCall[] | undefined;
 
   const toMessage = (message: string | UserMessage, what: string): UserMessage => {
     if (typeof message === "string") return { role: "user", content: message };
     if (message && message.role === "user" && typeof message.content === "string") return { role: "user", content: message.content };
     throw new AgentError("INVALID_OPTIONS", `session.${what}(message): message must be a string or { role: "user", content: string }`);
+  };
+  const tracking: Pick<RunLifecycle, "started" | "settled"> = {
+    started: (actor) => {
+      active = actor;
+      pending = undefined;
+    },
+    settled: (context, suspended) => {
+      if (active === undefined) return;
+      active = undefined;
+      // A suspended run keeps its queued messages (stored with it); a finished one gives back what it did not claim.
+      if (suspended) {
+        pending = suspended.pending;
+        return;
+      }
+      steering.unshift(...context.inbox.steering);
+      followUps.unshift(...context.inbox.followUp);
+    },
   };
   const engineRunning = () => active !== undefined && active.getSnapshot().status === "active";
 
@@ -51,6 +80,9 @@ export function createSession(options: SessionOptions): Session {
     sessionId,
     get running() {
       return active !== undefined;
+    },
+    get pending() {
+      return pending ? pending.map((c) => ({ ...c })) : undefined;
     },
     get queued() {
       return { steering: [...steering], followUp: [...followUps] };
@@ -74,20 +106,32 @@ export function createSession(options: SessionOptions): Session {
       return startRun(prepared, options, {
         refuse: () => {
           if (active) return new AgentError("SESSION_BUSY", `session ${sessionId} is already running a query; wait for it to end, or use steer()/followUp() to queue messages`);
+          if (pending) return new AgentError("SESSION_BUSY", `session ${sessionId} has a suspended run waiting on ${pending.map((c) => c.callId).join(", ")}; resume it with session.resume(answers)`);
           // The run takes the queues over; what it does not claim comes back when it settles.
           prepared.input.inbox = { steering: steering.splice(0), followUp: followUps.splice(0) };
           return undefined;
         },
-        started: (actor) => {
-          active = actor;
-        },
-        settled: (context) => {
-          if (active === undefined) return;
-          active = undefined;
-          steering.unshift(...context.inbox.steering);
-          followUps.unshift(...context.inbox.followUp);
-        },
+        ...tracking,
       });
     },
+    resume(answers = {}, resumeOptions = {}) {
+      if (active) {
+        const refused = new AgentError("SESSION_BUSY", `session ${sessionId} is already running a query; wait for it to end`);
+        return refusedRun(sessionId, refused);
+      }
+      // The messages queued meanwhile go to the resumed run (after those it kept); unclaimed ones come back.
+      const queued = () => ({ steering: steering.splice(0), followUp: followUps.splice(0) });
+      return resumeRun(sessionId, { ...options, answers, ...(resumeOptions.answeredBy !== undefined ? { answeredBy: resumeOptions.answeredBy } : {}) }, tracking, queued);
+    },
   };
+}
+
+/** A QueryRun whose first next() rejects with `error` (a run that may not start). */
+function refusedRun(sessionId: string, error: AgentError): QueryRun {
+  const generator = (async function* () {
+    throw error;
+  })() as unknown as QueryRun;
+  Object.defineProperty(generator, "sessionId", { value: sessionId, enumerable: true });
+  generator.abort = () => undefined;
+  return generator;
 }

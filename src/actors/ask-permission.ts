@@ -1,7 +1,7 @@
 import { AgentError } from "../errors/agent-error.js";
 import { callHook, type AgentHooks } from "../hooks.js";
 import type { ToolCall } from "../models/messages.js";
-import type { PermissionAnswer, PermissionOptions, PermissionPolicy, PermissionRecord } from "../permissions/types.js";
+import type { AskAnswer, PermissionAnswer, PermissionOptions, PermissionPolicy, PermissionRecord, WhenUnanswered } from "../permissions/types.js";
 import type { AnyTool } from "../tools/define-tool.js";
 import { abortable } from "../util/abortable.js";
 import type { Report } from "./report.js";
@@ -10,6 +10,12 @@ export interface AskPermissionInput {
   calls: ReadonlyArray<{ call: ToolCall; tool: AnyTool }>;
   policy: PermissionPolicy;
   onAsk: PermissionOptions["onAsk"];
+  /** What a question gets with no `onAsk`. Default "deny". */
+  whenUnanswered?: WhenUnanswered;
+  /** Answers given to resume(), by call id: they answer those calls' questions instead of `onAsk` (`by: "human"`). */
+  answers?: Readonly<Record<string, PermissionAnswer>>;
+  /** Who or where the `answers` came from (free text), recorded with them. */
+  answeredBy?: string;
   beforeToolCall?: AgentHooks["beforeToolCall"];
 }
 
@@ -28,18 +34,25 @@ export type PermissionStep =
   /** `beforeToolCall` blocked the call: the model gets the reason as its error result. */
   | { toolCallId: string; kind: "blocked"; reason: string }
   /** `beforeToolCall` threw, or its edited input is invalid: the call gets an error result, the others go on. */
-  | { toolCallId: string; kind: "failed"; error: AgentError };
+  | { toolCallId: string; kind: "failed"; error: AgentError }
+  /**
+   * The question was suspended (`onAsk` or `whenUnanswered` said "suspend"): the run stops here until resume()
+   * answers it. `input` is the input the question is about (after `beforeToolCall`).
+   */
+  | { toolCallId: string; kind: "suspended"; reason: string; input: unknown };
 
-const ANSWERS: readonly PermissionAnswer[] = ["allow", "deny", "allow_always"];
+const ANSWERS: readonly AskAnswer[] = ["allow", "deny", "allow_always", "suspend"];
 
 /**
  * Decides every call of a response before any of them runs (execute_tool decides each again as it starts), in call order: `beforeToolCall` first (block, or edit the
  * input, which is validated again), then the policy, then (for calls the policy asks about) `onAsk`, bound to that
- * call's id and exact input. Without `onAsk` an asked call is denied. After the first deny the rest are not asked:
- * nothing of that response will run.
+ * call's id and exact input. Without `onAsk` an asked call is denied (or suspended, `whenUnanswered: "suspend"`).
+ * After the first deny the rest are not asked: nothing of that response will run. After the first suspended question
+ * the rest are not asked either: the calls the policy would ask about are suspended with it.
  */
 export async function askPermission(input: AskPermissionInput, signal: AbortSignal, report: Report): Promise<PermissionStep[]> {
   const steps: PermissionStep[] = [];
+  let suspending = false;
   for (const entry of input.calls) {
     const { tool } = entry;
     let call = entry.call;
@@ -72,7 +85,14 @@ export async function askPermission(input: AskPermissionInput, signal: AbortSign
         edited = true;
       }
     }
-    const { decision, subject } = await decide(call, tool, input, signal, report);
+    const decided = await decide(call, tool, input, signal, report, suspending);
+    if ("suspend" in decided) {
+      // Once one question is suspended the rest are not put to anyone now: they wait for resume() too.
+      suspending = true;
+      steps.push({ toolCallId: call.id, kind: "suspended", reason: decided.suspend, input: call.input });
+      continue;
+    }
+    const { decision, subject } = decided;
     steps.push({ toolCallId: call.id, kind: "decided", decision, ...(edited ? { input: call.input } : {}), ...(subject !== undefined ? { subject } : {}) });
     if (decision.decision === "deny") break;
   }
@@ -85,13 +105,22 @@ async function decide(
   input: AskPermissionInput,
   signal: AbortSignal,
   report: Report,
-): Promise<{ decision: PermissionDecision; subject?: string }> {
+  suspending: boolean,
+): Promise<{ decision: PermissionDecision; subject?: string } | { suspend: string }> {
   const verdict = input.policy.evaluate(tool, call.input);
   let record: PermissionDecision;
+  const given = input.answers?.[call.id];
   if (verdict.kind === "allow") {
     record = { toolCallId: call.id, decision: "allow", by: verdict.by, input: call.input };
   } else if (verdict.kind === "deny") {
     record = { toolCallId: call.id, decision: "deny", by: verdict.by, input: call.input, reason: verdict.reason };
+  } else if (given !== undefined) {
+    // Answered through resume(): a person's answer, as if onAsk had given it.
+    record = { toolCallId: call.id, decision: given, by: "human", input: call.input, ...(input.answeredBy !== undefined ? { answeredBy: input.answeredBy } : {}) };
+    if (given === "allow_always") record.rule = input.policy.rememberAllow(tool, call.input);
+    if (given === "deny") record.reason = `${call.name} was denied when asked`;
+  } else if (suspending || (!input.onAsk && input.whenUnanswered === "suspend")) {
+    return { suspend: verdict.reason };
   } else if (!input.onAsk) {
     record = {
       toolCallId: call.id,
@@ -107,9 +136,10 @@ async function decide(
     if (!ANSWERS.includes(answer)) {
       throw new AgentError(
         "HOOK_FAILED",
-        `permissions.onAsk answered ${JSON.stringify(answer)} for ${call.name}; it must answer "allow", "deny" or "allow_always"`,
+        `permissions.onAsk answered ${JSON.stringify(answer)} for ${call.name}; it must answer "allow", "deny", "allow_always" or "suspend"`,
       );
     }
+    if (answer === "suspend") return { suspend: verdict.reason };
     record = { toolCallId: call.id, decision: answer, by: "human", input: call.input };
     if (answer === "allow_always") record.rule = input.policy.rememberAllow(tool, call.input);
     if (answer === "deny") record.reason = `${call.name} was denied when asked`;

@@ -14,6 +14,8 @@ export const EXIT_CODES = {
   permission_denied: 6,
   tool_error: 7,
   model_error: 8,
+  /** Not a stop: the run suspended at a permission question (`--on-ask suspend`); `statecraft resume` goes on. */
+  suspended: 10,
   user_abort: 130,
 } as const;
 

@@ -6,7 +6,8 @@ import type { ToolCall, ToolResult } from "../models/messages.js";
 import type { Model } from "../models/model.js";
 import { createPermissionPolicy } from "../permissions/policy.js";
 import type { PermissionAnswer, PermissionOptions, PermissionRequest } from "../permissions/types.js";
-import { query } from "../query.js";
+import { query, type QueryRun } from "../query.js";
+import type { QueryOptions } from "../options.js";
 import type { AnyTool } from "../tools/define-tool.js";
 import type { Style } from "./colors.js";
 import type { RunSettings } from "./config.js";
@@ -20,6 +21,7 @@ import type { Renderer } from "./render.js";
 import { UsageError } from "./usage-error.js";
 
 export type TurnEnd = Extract<AgentEvent, { type: "turn_end" }>;
+export type Suspended = Extract<AgentEvent, { type: "suspended" }>;
 
 /** What a run needs beyond its prompt: the resolved settings minus the model choice, which is already a `Model`. */
 export type RunParameters = Omit<RunSettings, "model" | "configFile" | "warnings">;
@@ -47,15 +49,21 @@ export interface ExecuteRunOptions {
   answer?: (request: PermissionRequest) => Promise<PermissionAnswer> | PermissionAnswer;
   /** `--inspect [--port N]`: serve the inspector for this run. */
   inspect?: { port?: number };
+  /** `--on-ask suspend`: a question nobody can answer here suspends the run (and the run is durable). */
+  onAsk?: "deny" | "suspend";
+  /** Starts the run instead of `query(prompt, options)` (`statecraft resume`). */
+  start?: (options: QueryOptions) => QueryRun;
 }
 
 export interface RunOutcome {
-  reason: StopReason;
+  /** How the run stopped; undefined when it suspended. */
+  reason: StopReason | undefined;
   exitCode: number;
   sessionId: string;
   /** Where the trace was written, or false. */
   traceFile: string | false;
-  end: TurnEnd;
+  end?: TurnEnd;
+  suspended?: Suspended;
 }
 
 /** The trace file a run writes, as the engine resolves it. */
@@ -100,6 +108,7 @@ export async function executeRun(options: ExecuteRunOptions): Promise<RunOutcome
     allow: params.permissions.allow,
     ask: params.permissions.ask,
     deny: params.permissions.deny,
+    ...(options.onAsk === "suspend" ? { whenUnanswered: "suspend" as const } : {}),
   };
   if (options.answer) {
     const answer = options.answer;
@@ -111,9 +120,9 @@ export async function executeRun(options: ExecuteRunOptions): Promise<RunOutcome
     permissions.onAsk = (request) => prompter.ask(request);
   }
 
-  let run: ReturnType<typeof query>;
+  let run: QueryRun;
   try {
-    run = query(options.prompt, {
+    const queryOptions: QueryOptions = {
       model: options.model,
       tools: options.tools,
       cwd: params.cwd,
@@ -127,7 +136,9 @@ export async function executeRun(options: ExecuteRunOptions): Promise<RunOutcome
       ...(params.sessionId !== undefined ? { sessionId: params.sessionId } : {}),
       ...(params.traceFile !== undefined ? { traceFile: params.traceFile } : {}),
       ...(options.inspect ? { inspect: options.inspect } : {}),
-    });
+      ...(options.onAsk === "suspend" ? { durable: true } : {}),
+    };
+    run = options.start ? options.start(queryOptions) : query(options.prompt, queryOptions);
   } catch (error) {
     if (error instanceof AgentError && error.code === "INVALID_OPTIONS") throw new UsageError(error.message.replace(/^options\./, ""));
     throw error;
@@ -148,6 +159,7 @@ export async function executeRun(options: ExecuteRunOptions): Promise<RunOutcome
   // The calls of the latest model response, to name a call denied because no one could be asked.
   let lastBatch: Array<{ call: ToolCall; result?: ToolResult; started: boolean }> = [];
   let end: TurnEnd | undefined;
+  let suspended: Suspended | undefined;
   try {
     for await (const event of run) {
       if (event.type === "inspector") io.stderr.write(`inspector: ${event.url}\n`);
@@ -159,12 +171,18 @@ export async function executeRun(options: ExecuteRunOptions): Promise<RunOutcome
         if (entry) entry.result = event.result;
         else lastBatch.push({ call: event.call, result: event.result, started: false });
       } else if (event.type === "turn_end") end = event;
+      else if (event.type === "suspended") suspended = event;
       if (event.type !== "text_delta" && event.type !== "thinking_delta") logger.debug({ event: event.type, ...summary(event) }, "event");
     }
   } finally {
     stopListening();
     prompter?.cancel();
     renderer.close();
+  }
+  if (suspended) {
+    logger.info({ sessionId: suspended.sessionId, pending: suspended.pending.length }, "run suspended");
+    for (const line of suspendedNotice(suspended)) notice(line);
+    return { reason: undefined, exitCode: EXIT_CODES.suspended, sessionId: suspended.sessionId, traceFile: traceFileOf(params), suspended };
   }
   if (!end) throw new Error("the run ended without a turn_end event");
   logger.info({ reason: end.reason, sessionId: end.sessionId, turns: end.turns, toolCalls: end.toolCalls }, "run finished");
@@ -174,6 +192,15 @@ export async function executeRun(options: ExecuteRunOptions): Promise<RunOutcome
     if (denied) io.stderr.write(`${denialNotice(denied.call, denied.risk)}\n`);
   }
   return { reason: end.reason, exitCode: exitCodeFor(end.reason), sessionId: end.sessionId, traceFile: traceFileOf(params), end };
+}
+
+/** What a suspended run waits for, and the command that goes on. */
+export function suspendedNotice(event: Suspended): string[] {
+  const lines = [`suspended: ${event.pending.length === 1 ? "1 call waits" : `${event.pending.length} calls wait`} for an answer (session ${event.sessionId})`];
+  for (const call of event.pending) lines.push(`  ${call.callId}  ${call.name} ${JSON.stringify(call.input)}  — ${call.reason}`);
+  const first = event.pending[0]?.callId ?? "ID";
+  lines.push(`resume with: statecraft resume ${event.sessionId} --allow ${first}   (or --deny ID, --allow-all, --deny-all; unanswered calls are asked)`);
+  return lines;
 }
 
 /**

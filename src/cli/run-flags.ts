@@ -100,3 +100,9 @@ export function addRunFlags(command: Command): Command {
     .option("--trust-project", "trust statecraft.config.json in --cwd for this run: its permission mode, allow rules and baseUrl (with your key) apply")
     .addOption(new Option("--log-level <level>", "operational logs on stderr (default warn, or STATECRAFT_LOG_LEVEL)").choices(LOG_LEVELS));
 }
+
+/** `--on-ask deny|suspend`. */
+export function parseOnAsk(value: string): "deny" | "suspend" {
+  if (value === "deny" || value === "suspend") return value;
+  throw new InvalidArgumentError(`--on-ask must be deny or suspend, got ${JSON.stringify(value)}`);
+}

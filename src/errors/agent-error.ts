@@ -24,6 +24,9 @@ export type AgentErrorCode =
   | "REPEATED_CALL"
   | "MAX_TOKENS"
   | "TRACE_WRITE_FAILED"
+  | "RUN_BUSY"
+  | "RUN_NOT_FOUND"
+  | "RUN_DAMAGED"
   | (string & {});
 
 export interface AgentErrorOptions {

@@ -37,7 +37,15 @@ export function batchHitToolLimit(context: { batchHitToolLimit: boolean }): bool
   return context.batchHitToolLimit;
 }
 
-/** ask_permission allowed at least one call to run. */
-export function callsAllowed(steps: readonly PermissionStep[]): boolean {
-  return steps.some((s) => s.kind === "decided" && s.decision.decision !== "deny");
+/**
+ * ask_permission allowed at least one call to run: in these steps, or (a resumed run, which asks only the questions
+ * left open) in an earlier step of the same batch.
+ */
+export function callsAllowed(steps: readonly PermissionStep[], batch: readonly CallRecord[] = []): boolean {
+  return steps.some((s) => s.kind === "decided" && s.decision.decision !== "deny") || batch.some((r) => r.status === "allowed");
+}
+
+/** Some question of the response was suspended: the run stops in ask_permission until resume() answers it. */
+export function permissionSuspended(steps: readonly PermissionStep[]): boolean {
+  return steps.some((s) => s.kind === "suspended");
 }

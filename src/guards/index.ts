@@ -11,6 +11,7 @@ export {
   permissionDenied,
   batchHitToolLimit,
   callsAllowed,
+  permissionSuspended,
 } from "./batch.js";
 export {
   steeringQueued,
@@ -22,4 +23,6 @@ export {
   modelErrorHookApplies,
   awaitsRecoveryDecision,
   preparesContext,
+  resuming,
+  resumesAt,
 } from "./loop.js";

@@ -1,4 +1,4 @@
-import type { EngineContext } from "../machine/context.js";
+import type { EngineContext, ResumeTarget } from "../machine/context.js";
 import { estimateContextTokens } from "../compaction/estimate.js";
 import { aborted } from "./aborted.js";
 import { batchAwaitsPermission, fatalToolError } from "./batch.js";
@@ -59,7 +59,7 @@ export function modelErrorHookApplies(context: Pick<EngineContext, "outcome" | "
  * Mirrors the order of build_context's eventless transitions, so work is only started in a state that will wait for it.
  */
 export function preparesContext(context: EngineContext): boolean {
-  if (aborted(context)) return false;
+  if (aborted(context) || resuming(context)) return false;
   if (context.call.contextBuilt) {
     if (tokensExhausted(context)) return false;
     if (!context.call.retrying && turnsExhausted({ turn: context.turn, maxTurns: context.run.maxTurns })) return false;
@@ -73,4 +73,14 @@ export function preparesContext(context: EngineContext): boolean {
  */
 export function awaitsRecoveryDecision(context: EngineContext): boolean {
   return modelErrorHookApplies(context) && !overflowRecoverable(context) && !fatalToolError(context) && !batchAwaitsPermission(context);
+}
+
+/** A resumed run that has not yet gone back to where it stopped: build_context has nothing to build. */
+export function resuming(context: Pick<EngineContext, "durable">): boolean {
+  return context.durable?.resumeAt !== undefined;
+}
+
+/** A resumed run goes back to this state. */
+export function resumesAt(context: Pick<EngineContext, "durable">, target: ResumeTarget): boolean {
+  return context.durable?.resumeAt === target;
 }

@@ -2,7 +2,7 @@ import type { AgentError, ErrorInfo } from "../errors/agent-error.js";
 import type { RunUsage } from "../events.js";
 import type { Message, ToolCall, ToolResult } from "../models/messages.js";
 import type { Model, ModelResponse, RawToolCall, ToolSpec } from "../models/model.js";
-import type { PermissionOptions, PermissionPolicy, PermissionRecord } from "../permissions/types.js";
+import type { PermissionAnswer, PermissionOptions, PermissionPolicy, PermissionRecord } from "../permissions/types.js";
 import type { AnyTool } from "../tools/define-tool.js";
 import type { StopReason } from "./stop-reasons.js";
 import type { AgentHooks } from "../hooks.js";
@@ -152,6 +152,27 @@ export interface Outcome {
   finalText: string;
 }
 
+/** A call whose permission question waits for an answer while the run is suspended. */
+export interface PendingCall {
+  callId: string;
+  name: string;
+  input: unknown;
+  reason: string;
+}
+
+/** Where the run stands as a durable run: its id, the questions it stopped at, the answers it resumed with. */
+export interface DurableState {
+  /** The run's id, kept across suspension and resume. */
+  runId: string;
+  /** On a resumed run, until it got there: the state it goes back to (build_context has nothing to build then). */
+  resumeAt?: ResumeTarget;
+  /** The questions the run stopped at (set when it suspends). */
+  pending?: PendingCall[];
+  /** Answers given to resume(), by call id. */
+  answers?: Readonly<Record<string, PermissionAnswer>>;
+  answeredBy?: string;
+}
+
 /**
  * The seed's TurnContext: the data one run shares across its states. Kept to a few top-level groups on purpose:
  * every `assign` copies the top level, and a wide object makes each step several times dearer.
@@ -176,6 +197,26 @@ export interface EngineContext {
   call: CallState;
   inbox: InboxState;
   outcome: Outcome;
+  durable: DurableState;
+}
+
+/**
+ * Where a resumed run re-enters the machine: the question it suspended at (or was asked when its process died), the
+ * model call in flight when it died, the tool batch it was running, or the results of a batch that needs no more runs.
+ */
+export type ResumeTarget = "ask_permission" | "model" | "execute_tool" | "append_tool_result";
+
+/** What a resumed run starts from: the suspended run's state as it was stored (docs/durable.md). */
+export interface ResumePoint {
+  at: ResumeTarget;
+  turn: number;
+  toolCallCount: number;
+  usage: RunUsage;
+  batch: CallRecord[];
+  batchState: BatchState;
+  call: Pick<CallState, "usageAnchor" | "overflowCompacted" | "modelErrorAttempts">;
+  answers: Readonly<Record<string, PermissionAnswer>>;
+  answeredBy?: string;
 }
 
 /** What `createActor(engineMachine, { input })` needs. */
@@ -188,4 +229,8 @@ export interface EngineInput extends Omit<RunConfig, "startedAt" | "deadline"> {
   /** Default: when the actor is created. The deadline is startedAt + timeoutMs. */
   startedAt?: number;
   deps: EngineDeps;
+  /** Default: a new id. */
+  runId?: string;
+  /** Resume a suspended run: the machine re-enters ask_permission with this state (history holds its messages). */
+  resume?: ResumePoint;
 }

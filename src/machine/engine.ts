@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { and, assign, enqueueActions, not, sendTo, setup } from "xstate";
 import type { PermissionStep } from "../actors/ask-permission.js";
 import type { BuiltContext } from "../actors/build-context.js";
@@ -23,6 +24,8 @@ import {
   preparesContext,
   overflowRecoverable,
   permissionDenied,
+  permissionSuspended,
+  resumesAt,
   runFailed,
   steeringQueued,
   timedOut,
@@ -36,6 +39,7 @@ import { claimInbox, enqueue } from "./actions/inbox.js";
 import { noteModelError, prepareOverflowCompaction, prepareRetry, stopWithFailure } from "./actions/model-errors.js";
 import { beginModelCall, recordResponse, recordStreamText } from "./actions/model-call.js";
 import { denyResponse, recordPermissions } from "./actions/permissions.js";
+import { beginResume, recordSuspension } from "./actions/suspend.js";
 import { recoverFromErrors } from "./actions/recover.js";
 import { closeRun, limitError, stopWith } from "./actions/stop.js";
 import { parseToolCalls, validateToolCalls } from "./actions/tool-calls.js";
@@ -64,7 +68,8 @@ export type EngineEmitted = Extract<
       | "permission_request"
       | "user_message"
       | "compaction"
-      | "subagent_event";
+      | "subagent_event"
+      | "suspended";
   }
 >;
 
@@ -110,7 +115,12 @@ export const engineMachine = setup({
     batchHitToolLimit: ({ context }) => batchHitToolLimit({ batchHitToolLimit: context.batchState.hitToolLimit }),
     fatalToolError: ({ context }) => fatalToolError(context),
     permissionDenied: ({ event }) => permissionDenied(doneOutput<PermissionStep[]>(event)),
-    callsAllowed: ({ event }) => callsAllowed(doneOutput<PermissionStep[]>(event)),
+    callsAllowed: ({ context, event }) => callsAllowed(doneOutput<PermissionStep[]>(event), context.batch),
+    permissionSuspended: ({ event }) => permissionSuspended(doneOutput<PermissionStep[]>(event)),
+    resumesAtQuestion: ({ context }) => resumesAt(context, "ask_permission"),
+    resumesAtModel: ({ context }) => resumesAt(context, "model"),
+    resumesAtTools: ({ context }) => resumesAt(context, "execute_tool"),
+    resumesAtResults: ({ context }) => resumesAt(context, "append_tool_result"),
     runFailed: ({ context }) => runFailed(context.outcome),
     overflowRecoverable: ({ context }) => overflowRecoverable(context),
     modelErrorHookApplies: ({ context }) => modelErrorHookApplies(context),
@@ -161,6 +171,11 @@ export const engineMachine = setup({
     announcePermissionRequest: enqueueActions(({ event, enqueue }) => {
       if (event.type === "permission.asked") enqueue.emit({ type: "permission_request", call: event.call, reason: event.reason });
     }),
+    recordSuspension: assign(({ context, event }) => recordSuspension(context, doneOutput<PermissionStep[]>(event))),
+    announceSuspension: enqueueActions(({ context, enqueue }) => {
+      enqueue.emit({ type: "suspended", sessionId: context.run.sessionId, runId: context.durable.runId, pending: context.durable.pending ?? [] });
+    }),
+    beginResume: assign(({ context }) => beginResume(context)),
     startExecution: assign(({ context }) => startExecution(context)),
     announceToolStart: enqueueActions(({ event, enqueue }) => {
       if (event.type === "tool.started") enqueue.emit({ type: "tool_start", call: event.call });
@@ -223,6 +238,7 @@ export const engineMachine = setup({
   id: "engine",
   context: ({ input }) => {
     const startedAt = input.startedAt ?? Date.now();
+    const resume = input.resume;
     return {
       run: {
         sessionId: input.sessionId,
@@ -237,15 +253,27 @@ export const engineMachine = setup({
       },
       loop: input.loop,
       deps: input.deps,
-      turn: 0,
-      toolCallCount: 0,
-      usage: emptyUsage(),
+      turn: resume?.turn ?? 0,
+      toolCallCount: resume?.toolCallCount ?? 0,
+      usage: resume ? { ...resume.usage } : emptyUsage(),
       messages: input.history ? [...input.history] : [],
-      batch: [],
-      batchState: { open: false, hitToolLimit: false, repeat: { key: "", count: 0, refused: false } },
-      call: { streamingText: "", contextBuilt: false, retrying: false, modelErrorAttempts: 0, overflowCompacted: false },
+      batch: resume ? resume.batch : [],
+      batchState: resume ? resume.batchState : { open: false, hitToolLimit: false, repeat: { key: "", count: 0, refused: false } },
+      call: {
+        streamingText: "",
+        contextBuilt: resume !== undefined,
+        retrying: false,
+        modelErrorAttempts: resume?.call.modelErrorAttempts ?? 0,
+        overflowCompacted: resume?.call.overflowCompacted ?? false,
+        ...(resume?.call.usageAnchor ? { usageAnchor: resume.call.usageAnchor } : {}),
+      },
       inbox: { ...(input.inbox ?? { steering: [], followUp: [] }), claimed: [] },
       outcome: { finalText: "" },
+      durable: {
+        runId: input.runId ?? randomUUID(),
+        ...(resume ? { resumeAt: resume.at } : {}),
+        ...(resume ? { answers: resume.answers, ...(resume.answeredBy !== undefined ? { answeredBy: resume.answeredBy } : {}) } : {}),
+      },
     };
   },
   // The run's limits hold in every state: an abort or the deadline leaves whatever state is active, which stops
@@ -266,6 +294,11 @@ export const engineMachine = setup({
       entry: "requestContext",
       exit: cancel("buildContext"),
       always: [
+        // A resumed run goes back to where it stopped (docs/durable.md): its context was built before.
+        { guard: "resumesAtQuestion", target: "ask_permission", actions: "beginResume" },
+        { guard: "resumesAtModel", target: "model", actions: "beginResume" },
+        { guard: "resumesAtTools", target: "execute_tool", actions: "beginResume" },
+        { guard: "resumesAtResults", target: "append_tool_result", actions: "beginResume" },
         { guard: "aborted", target: "done", actions: stop("user_abort") },
         { guard: and(["contextBuilt", "tokensExhausted"]), target: "done", actions: "stopForTokens" },
         { guard: and(["contextBuilt", not("retrying"), "turnsExhausted"]), target: "done", actions: stop("max_turns") },
@@ -321,6 +354,8 @@ export const engineMachine = setup({
       on: {
         "askPermission.done": [
           { guard: "permissionDenied", target: "done", actions: ["recordPermissions", "denyResponse", "announceResults"] },
+          // The run stops here, in ask_permission, until resume() answers the open questions (docs/durable.md).
+          { guard: "permissionSuspended", actions: ["recordPermissions", "recordSuspension", "announceSuspension"] },
           { guard: "callsAllowed", target: "execute_tool", actions: ["recordPermissions", "announceResults"] },
           { target: "append_tool_result", actions: ["recordPermissions", "announceResults"] },
         ],

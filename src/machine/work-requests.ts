@@ -50,6 +50,9 @@ export function askPermissionInput(context: EngineContext): AskPermissionInput {
     calls: callsWith(context, "pending"),
     policy: context.deps.policy!,
     onAsk: context.deps.permissions.onAsk,
+    ...(context.deps.permissions.whenUnanswered !== undefined ? { whenUnanswered: context.deps.permissions.whenUnanswered } : {}),
+    ...(context.durable.answers ? { answers: context.durable.answers } : {}),
+    ...(context.durable.answeredBy !== undefined ? { answeredBy: context.durable.answeredBy } : {}),
     ...(context.deps.hooks.beforeToolCall ? { beforeToolCall: context.deps.hooks.beforeToolCall } : {}),
   };
 }

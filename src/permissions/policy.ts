@@ -8,7 +8,7 @@ import { allowBlocker, shellAsk } from "./shell-verdict.js";
 import { describeSubject, subjectOf, type RuleSubject } from "./subject.js";
 import type { PermissionOptions, PermissionPolicy, PolicyContext, PolicyVerdict } from "./types.js";
 
-const OPTION_KEYS = ["mode", "allow", "ask", "deny", "onAsk"];
+const OPTION_KEYS = ["mode", "allow", "ask", "deny", "onAsk", "whenUnanswered"];
 
 function parseRules(list: unknown, where: string): PermissionRule[] {
   if (list === undefined) return [];

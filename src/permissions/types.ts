@@ -11,6 +11,12 @@ export const PERMISSION_MODES: readonly PermissionMode[] = ["default", "acceptEd
 /** What a person (or the `onAsk` callback) answers. */
 export type PermissionAnswer = "allow" | "deny" | "allow_always";
 
+/** What `onAsk` may answer besides a decision: stop the run here, to be resumed with the answer later (docs/durable.md). */
+export type AskAnswer = PermissionAnswer | "suspend";
+
+/** What a question gets when no `onAsk` is there to answer it. */
+export type WhenUnanswered = "deny" | "suspend";
+
 /** A call that must be asked about: bound to this call id and exactly this input. */
 export interface PermissionRequest {
   call: { id: string; name: string; input: unknown };
@@ -26,8 +32,10 @@ export interface PermissionOptions {
   allow?: readonly string[];
   ask?: readonly string[];
   deny?: readonly string[];
-  /** Answers calls that must be asked. Without it, such calls are denied. */
-  onAsk?: (request: PermissionRequest) => Promise<PermissionAnswer> | PermissionAnswer;
+  /** Answers calls that must be asked; `"suspend"` stops the run at the question (resume() answers it later). */
+  onAsk?: (request: PermissionRequest) => Promise<AskAnswer> | AskAnswer;
+  /** What a question gets with no `onAsk`: `"deny"` (default) or `"suspend"` (the run waits for resume()). */
+  whenUnanswered?: WhenUnanswered;
 }
 
 /** Who made a permission decision. */
@@ -42,6 +50,8 @@ export interface PermissionRecord {
   rule?: string;
   /** The input the decision covered. */
   input?: unknown;
+  /** Who or where answered, as given to resume() (`answeredBy`, free text); only on answers given there. */
+  answeredBy?: string;
 }
 
 /**

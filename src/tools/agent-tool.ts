@@ -74,6 +74,9 @@ export function agentTool(options: AgentToolOptions): ToolDefinition<{ prompt: s
         if (event.type === "subagent_event") parent.relay(event);
         else parent.relay({ type: "subagent_event", sessionId: run.sessionId, parentSession: parent.sessionId, depth, event });
       }
+      if (result.status === "suspended") {
+        return { content: `Error: subagent ${name} stopped at a permission question (${result.pending.map((c) => c.name).join(", ")}); a subagent is not suspended, its question needs an answer at once`, isError: true };
+      }
       if (result.reason !== "final_answer") {
         const why = result.error ? `${result.reason}: ${result.error.message}` : result.reason;
         return { content: `Error: subagent ${name} stopped (${why})${result.text ? `. Its last text:\n${result.text}` : ""}`, isError: true };

@@ -27,27 +27,7 @@ export function openAppendInside(folder: string, file: string): number {
   const root = resolve(folder);
   const target = resolve(file);
   if (!isInside(root, target)) throw new Error(`${target} is not inside ${root}`);
-  makeDirectory(dirname(root));
-  // Every folder from the root down to the file's: each must be a real folder, made here if missing.
-  const parts = relative(root, dirname(target)).split(sep).filter((part) => part !== "");
-  let at = root;
-  for (const part of ["", ...parts]) {
-    at = part === "" ? at : join(at, part);
-    let stat;
-    try {
-      stat = lstatSync(at);
-    } catch (error) {
-      if (code(error) !== "ENOENT") throw error;
-      try {
-        mkdirSync(at);
-      } catch (made) {
-        if (code(made) !== "EEXIST") throw made;
-      }
-      stat = lstatSync(at);
-    }
-    if (stat.isSymbolicLink()) throw new Error(`${at} is a symbolic link; the engine writes its own files only into real folders, never through a link`);
-    if (!stat.isDirectory()) throw new Error(`${at} is not a folder`);
-  }
+  realFoldersDown(root, dirname(target));
   let fd: number;
   try {
     fd = openSync(target, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW, 0o644);
@@ -71,8 +51,36 @@ export function openAppendInside(folder: string, file: string): number {
   return fd;
 }
 
+/**
+ * Makes sure every folder from `root` down to `dir` is a real folder (no symbolic link), making missing ones; throws
+ * saying which one is not. `root`'s own parent is made if missing.
+ */
+export function realFoldersDown(root: string, dir: string): void {
+  makeDirectory(dirname(root));
+  // Every folder from the root down to the file's: each must be a real folder, made here if missing.
+  const parts = relative(root, dir).split(sep).filter((part) => part !== "");
+  let at = root;
+  for (const part of ["", ...parts]) {
+    at = part === "" ? at : join(at, part);
+    let stat;
+    try {
+      stat = lstatSync(at);
+    } catch (error) {
+      if (code(error) !== "ENOENT") throw error;
+      try {
+        mkdirSync(at);
+      } catch (made) {
+        if (code(made) !== "EEXIST") throw made;
+      }
+      stat = lstatSync(at);
+    }
+    if (stat.isSymbolicLink()) throw new Error(`${at} is a symbolic link; the engine writes its own files only into real folders, never through a link`);
+    if (!stat.isDirectory()) throw new Error(`${at} is not a folder`);
+  }
+}
+
 /** The real path of an open descriptor where the system tells it (Linux's /proc); undefined elsewhere. */
-function openedPath(fd: number): string | undefined {
+export function openedPath(fd: number): string | undefined {
   try {
     return readlinkSync(`/proc/self/fd/${fd}`);
   } catch {

@@ -12,7 +12,7 @@ export interface AuditLine {
   tool: string;
   input: unknown;
   /** The permission decision; null for a call refused before permission was asked (unknown tool, invalid input). */
-  permission: { decision: string; by: string; rule?: string } | null;
+  permission: { decision: string; by: string; rule?: string; answeredBy?: string } | null;
   ok: boolean;
   durationMs: number;
   error?: { code: string; message: string };
@@ -43,7 +43,12 @@ export function auditWriter(options: {
           tool: record.call.name,
           input: record.call.input,
           permission: record.permission
-            ? { decision: record.permission.decision, by: record.permission.by, ...(record.permission.rule ? { rule: record.permission.rule } : {}) }
+            ? {
+                decision: record.permission.decision,
+                by: record.permission.by,
+                ...(record.permission.rule ? { rule: record.permission.rule } : {}),
+                ...(record.permission.answeredBy !== undefined ? { answeredBy: record.permission.answeredBy } : {}),
+              }
             : null,
           ok: !record.result.isError,
           durationMs: Math.round((record.durationMs ?? 0) * 1000) / 1000,

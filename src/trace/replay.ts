@@ -1,4 +1,5 @@
 import { isDeepStrictEqual } from "node:util";
+import { withoutGaps } from "./gaps.js";
 import { createActor, type Actor } from "xstate";
 import { buildContext, type BuildContextInput, type BuiltContext } from "../actors/build-context.js";
 import { defaultEffects, effectsActor } from "../actors/effects.js";
@@ -738,7 +739,7 @@ function compareRun(run: RecordedRun, outcome: RunOutcome, runCount: number, con
   if (outcome.failure) {
     return divergenceAt(0, runNumber, labelOf(run.lines[0]), "(not replayed)", outcome.failure, extra());
   }
-  const recordedLines = run.lines.filter((l) => COMPARED_KINDS.has(l.kind));
+  const recordedLines = withoutGaps(run.lines).filter((l) => COMPARED_KINDS.has(l.kind));
   const replayedLines = outcome.lines;
   const recordedRefs = refsOf(run);
   const replayedRefs = refsOf(analyseRun(replayedLines, run.index));

@@ -98,6 +98,27 @@ export function describeLine(line: TraceLine): string {
   return `seq ${line.seq} ${name}${turn}${events.length ? `: ${events.join("; ")}` : ""}`;
 }
 
+/** A `suspended` or `resumed` line (docs/durable.md) in words. */
+function describeGap(line: TraceLine): string[] {
+  const g = line as unknown as { pending?: Array<{ callId?: string; name?: string }>; answers?: Record<string, string>; by?: string; answeredBy?: string; afterMs?: number; recovered?: boolean; interrupted?: string[] };
+  if (line.kind === "suspended") {
+    const calls = (g.pending ?? []).map((c) => `${c.name ?? "?"} ${c.callId ?? ""}`.trim());
+    return [`suspended: waiting for an answer to ${calls.length ? calls.join(", ") : "nothing"}`];
+  }
+  const after = typeof g.afterMs === "number" ? ` after ${formatGap(g.afterMs)}` : "";
+  if (g.recovered) return [`recovered${after} (its process had died)${g.interrupted?.length ? `; interrupted: ${g.interrupted.join(", ")}` : ""}`];
+  const answers = Object.entries(g.answers ?? {}).map(([id, answer]) => `${id} ${answer}`);
+  return [`resumed${after}${answers.length ? `: ${answers.join(", ")}` : ""}${g.by ? ` by ${g.by}` : ""}${g.answeredBy ? ` (${excerpt(g.answeredBy)})` : ""}`];
+}
+
+function formatGap(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 120_000) return `${Math.round(ms / 1000)} s`;
+  if (ms < 7_200_000) return `${Math.round(ms / 60_000)} min`;
+  if (ms < 172_800_000) return `${Math.round(ms / 3_600_000)} h`;
+  return `${Math.round(ms / 86_400_000)} days`;
+}
+
 /** What a line says happened, in words, one string per fact. */
 export function describeEvents(line: TraceLine): string[] {
   const out: string[] = [];
@@ -111,6 +132,7 @@ export function describeEvents(line: TraceLine): string[] {
     out.push(`compaction: ${c.tokensBefore ?? "?"} → ${c.tokensAfter ?? "?"} tokens`);
     return out;
   }
+  if (line.kind === "suspended" || line.kind === "resumed") return describeGap(line);
   if (!isState(line)) return out;
   const d = detailsOf(line);
   const forkedAt = (line as { forkedAt?: { sessionId?: string; seq?: number } }).forkedAt;

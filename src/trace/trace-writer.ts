@@ -16,6 +16,11 @@ export interface TraceWriterOptions {
   onError: (error: Error) => void;
   /** A folder the file must really be inside (the workspace's `.agent/` for the engine's own files). */
   inside?: string;
+  /**
+   * A resumed run (docs/durable.md): its lines go on from `seq`, and its first line is a `resumed` line with these
+   * fields instead of the build_context it passes through on its way back to ask_permission.
+   */
+  resumed?: { seq: number; fields: Record<string, unknown> };
 }
 
 /**
@@ -25,15 +30,16 @@ export interface TraceWriterOptions {
  * the fields every line shares are serialised once per run, the rest per line, which gives the same text as
  * serialising the whole object without building it.
  */
-export function traceWriter(options: TraceWriterOptions): EngineObserver & { close(): void } {
+export function traceWriter(options: TraceWriterOptions): EngineObserver & { close(): void; nextSeq(): number; flush(): void } {
   const out = new JsonlWriter(options.file, options.onError, options.inside === undefined ? {} : { inside: options.inside });
   const details = new TraceDetails(options.runOptions);
   const { secrets, forkedAt } = options;
   const head = `{"v":${JSON.stringify(TRACE_VERSION)},"sessionId":${JSON.stringify(options.sessionId)},"seq":`;
   const parent = options.parentSession !== undefined ? `,"parentSession":${JSON.stringify(options.parentSession)}` : "";
   const stateNames = new Map<string, string>();
-  let seq = 0;
+  let seq = options.resumed?.seq ?? 0;
   let turn = 0;
+  let resuming = options.resumed !== undefined;
   /** The line's opening up to its kind, taking the next seq. */
   const open = (time: string, kind: string) => `${head}${seq++}${parent},"time":"${time}","kind":"${kind}"`;
   /** A line of a rarer kind: its own fields serialised as an object and spliced after the shared ones. */
@@ -44,6 +50,11 @@ export function traceWriter(options: TraceWriterOptions): EngineObserver & { clo
   return {
     state(entered) {
       turn = entered.context.turn;
+      if (resuming) {
+        resuming = false;
+        other("resumed", { turn, ...options.resumed!.fields });
+        if (entered.state === "build_context") return;
+      }
       const first = seq === 0;
       let state = stateNames.get(entered.state);
       if (state === undefined) stateNames.set(entered.state, (state = JSON.stringify(entered.state)));
@@ -55,7 +66,13 @@ export function traceWriter(options: TraceWriterOptions): EngineObserver & { clo
     emitted(event) {
       if (event.type === "compaction") other("compaction", { turn, tokensBefore: event.tokensBefore, tokensAfter: event.tokensAfter });
       else if (event.type === "retry") other("retry", { turn, attempt: event.attempt, delayMs: event.delayMs, error: event.error });
+      else if (event.type === "suspended") {
+        other("suspended", { turn, runId: event.runId, pending: event.pending });
+        out.flush();
+      }
     },
     close: () => out.close(),
+    nextSeq: () => seq,
+    flush: () => out.flush(),
   };
 }

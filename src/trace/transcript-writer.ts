@@ -49,6 +49,11 @@ export function transcriptWriter(options: {
   sessionId: string;
   secrets: readonly string[];
   onError: (error: Error) => void;
+  /**
+   * A run recovered after its process died: the transcript may hold messages of the lost part (after the checkpoint),
+   * so the conversation the run goes on from is recorded whole first.
+   */
+  reset?: boolean;
 }): EngineObserver & { close(): void } {
   const out = transcriptLines(options);
   const write = out.write;
@@ -70,7 +75,7 @@ export function transcriptWriter(options: {
         compacted = true;
         write({ type: "compaction", time: time(), summary: context.call.compaction.summary });
       }
-      if ((list !== undefined && messages !== list) || (list === undefined && compacted)) {
+      if ((list !== undefined && messages !== list) || (list === undefined && (compacted || options.reset === true))) {
         // The history was replaced (compaction, prepareNextTurn): record it whole, then go on from its end.
         write({ type: "reset", time: time(), messages: messages.filter((m) => m.role !== "system") });
         written = messages.length;

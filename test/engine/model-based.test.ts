@@ -107,6 +107,49 @@ interface Variant {
   inbox?: boolean;
   /** The caller's signal has fired before the run starts. */
   abortedAtStart?: boolean;
+  /**
+   * The run is resumed (resume()): at a question about a write_note call it suspended at, at the model call its
+   * process died in, at a tool batch with an echo call still to run, or at a batch whose calls all have results.
+   */
+  resumed?: "ask_permission" | "model" | "execute_tool" | "append_tool_result";
+}
+
+/** A stored run's state, as resume() hands it to the machine. */
+function resumedAt(at: NonNullable<Variant["resumed"]>): Pick<EngineInput, "resume" | "history"> {
+  if (at === "model") {
+    return {
+      history: [{ role: "user", content: "go" }],
+      resume: {
+        at,
+        turn: 0,
+        toolCallCount: 0,
+        usage: { input: 0, output: 0, cached: 0, reasoning: 0 },
+        batch: [],
+        batchState: { open: false, hitToolLimit: false, repeat: { key: "", count: 0, refused: false } },
+        call: { overflowCompacted: false, modelErrorAttempts: 0 },
+        answers: {},
+      },
+    };
+  }
+  const call = at === "ask_permission" ? { id: "call-w", name: "write_note", input: { note: "n" }, sessionId: "mbt" } : { id: "call-e", name: "echo", input: { text: "a" }, sessionId: "mbt" };
+  const status = at === "ask_permission" ? "pending" : at === "execute_tool" ? "allowed" : "finished";
+  const result = at === "append_tool_result" ? { result: { content: "INTERRUPTED: echo had started", isError: true } } : {};
+  return {
+    history: [
+      { role: "user", content: "go" },
+      { role: "assistant", content: "", toolCalls: [{ id: call.id, name: call.name, input: call.input }] },
+    ],
+    resume: {
+      at,
+      turn: 1,
+      toolCallCount: 0,
+      usage: { input: 3, output: 2, cached: 0, reasoning: 0 },
+      batch: [{ call, raw: { name: call.name, arguments: JSON.stringify(call.input) }, status, ...result }],
+      batchState: { open: true, hitToolLimit: false, repeat: { key: "", count: 0, refused: false } },
+      call: { overflowCompacted: false, modelErrorAttempts: 0 },
+      answers: {},
+    },
+  };
 }
 
 const TIMEOUT_MS = 3_600_000; // the real deadline timer never fires during a replay: only the synthetic event does
@@ -143,6 +186,7 @@ function inputOf(variant: Variant, signal: AbortSignal): EngineInput {
       hooks: variant.hooks ?? {},
       signal,
     },
+    ...(variant.resumed ? resumedAt(variant.resumed) : {}),
   };
 }
 
@@ -257,6 +301,8 @@ const RECIPES: readonly Recipe[] = [
     const r = pending(s)[0];
     return [{ toolCallId: r.call.id, kind: "decided", decision: { toolCallId: r.call.id, decision: "deny", by: "human", input: r.call.input, reason: "denied when asked" } }];
   }),
+  // onAsk (or whenUnanswered) suspended the questions: the run rests in ask_permission with nothing in flight
+  permissions("askPermission.done:suspend", (s) => pending(s).map((r) => ({ toolCallId: r.call.id, kind: "suspended", reason: "write_note is a write tool", input: r.call.input }))),
   // beforeToolCall blocked every call, or broke on it: nothing is allowed and nothing denied
   permissions("askPermission.done:blocked", (s) => pending(s).map((r) => ({ toolCallId: r.call.id, kind: "blocked", reason: "not today" })), true),
   permissions(
@@ -323,7 +369,8 @@ const envOffered = (s: Snapshot): string[] => {
 };
 
 function eventsFor(variant: Variant, snapshot: Snapshot): LabelledEvent[] {
-  if (snapshot.status !== "active") return [];
+  // A suspended run's actor is stopped and stored: nothing more happens to it (resume() starts a new one).
+  if (snapshot.status !== "active" || snapshot.context.durable.pending) return [];
   const state = engineStateOf(snapshot.value);
   if (!STABLE_STATES.includes(state)) throw new Error(`the machine rests in ${state}, which is not a stable state of this model`);
   const events: LabelledEvent[] = [];
@@ -367,6 +414,8 @@ function abstractState(s: Snapshot): string {
     inbox: [c.inbox.steering.length, c.inbox.followUp.length],
     repeat: `${c.batchState.repeat.key}×${c.batchState.repeat.count}${c.batchState.repeat.refused ? " refused" : ""}`,
     stop: c.outcome.stopReason ?? "",
+    suspended: c.durable.pending !== undefined,
+    resuming: c.durable.resumeAt ?? "",
     aborted: aborted(c),
     late: timedOut(c.run),
   });
@@ -467,8 +516,9 @@ function replay(variant: Variant, path: StatePath<Snapshot, LabelledEvent>, take
     if (effects.problems.length) throw fail(effects.problems.join("; "));
     if (warn.mock.calls.length) throw fail(`XState warned: ${warn.mock.calls.map((c) => String(c[0])).join("; ")}`);
     const state = engineStateOf(snapshot.value);
-    if (snapshot.status === "active" && effects.inFlight !== WORK_OF[state]) {
-      throw fail(`resting in ${state} with ${effects.inFlight ?? "no work"} in flight, expected ${WORK_OF[state] ?? "none"}`);
+    const work = snapshot.context.durable.pending ? undefined : WORK_OF[state];
+    if (snapshot.status === "active" && effects.inFlight !== work) {
+      throw fail(`resting in ${state} with ${effects.inFlight ?? "no work"} in flight, expected ${work ?? "none"}`);
     }
   };
   try {
@@ -535,6 +585,13 @@ const VARIANTS: readonly Variant[] = [
   // query() requires maxTurns ≥ 1; the machine itself accepts 0, and its build_context guards it.
   { name: "maxTurns 0 (machine input only)", maxTurns: 0, maxToolCalls: 1, outputs: ["text"] },
   { name: "signal aborted before the start", maxTurns: 2, maxToolCalls: 1, outputs: ["text"], abortedAtStart: true },
+  // resume(): the machine goes straight back to the question it suspended at, and on from there.
+  { name: "resumed at a suspended question", maxTurns: 2, maxToolCalls: 1, outputs: ["text", "validCall"], resumed: "ask_permission" },
+  // A run whose process died: the model call in flight is made again; a batch goes on with the calls left to run, or
+  // straight to its results when every call has one (finished, or INTERRUPTED).
+  { name: "recovered at a model call", maxTurns: 1, maxToolCalls: 1, outputs: ["text", "validCall"], resumed: "model" },
+  { name: "recovered in a tool batch", maxTurns: 2, maxToolCalls: 1, outputs: ["text"], resumed: "execute_tool" },
+  { name: "recovered with every result known", maxTurns: 2, maxToolCalls: 1, outputs: ["text"], resumed: "append_tool_result" },
 ];
 
 const replayed = new Map<string, Replayed>();

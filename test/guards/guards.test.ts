@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { aborted, awaitsRecoveryDecision, preparesContext, timedOut, toolCallsExhausted, turnsExhausted } from "../../src/guards/index.js";
+import { aborted, awaitsRecoveryDecision, callsAllowed, permissionSuspended, preparesContext, resumesAt, resuming, timedOut, toolCallsExhausted, turnsExhausted } from "../../src/guards/index.js";
 import type { AgentHooks } from "../../src/hooks.js";
 import {
   batchAwaitsPermission,
@@ -126,5 +126,45 @@ describe("preparesContext and awaitsRecoveryDecision: work is asked for only whe
     // a first context overflow is compacted and retried before anyone is asked
     expect(awaitsRecoveryDecision(failed("CONTEXT_OVERFLOW", onModelError))).toBe(false);
     expect(awaitsRecoveryDecision(context({ hooks: onModelError }))).toBe(false);
+  });
+});
+
+describe("durable runs: permissionSuspended, callsAllowed across a resume, resuming", () => {
+  const decided = (decision: "allow" | "deny") => ({ toolCallId: "c1", kind: "decided" as const, decision: { toolCallId: "c1", decision, by: "human" as const } });
+  const suspended = { toolCallId: "c2", kind: "suspended" as const, reason: "asked", input: {} };
+  it("permissionSuspended: some question of the response was suspended", () => {
+    expect(permissionSuspended([suspended])).toBe(true);
+    expect(permissionSuspended([decided("allow"), suspended])).toBe(true);
+    expect(permissionSuspended([decided("allow")])).toBe(false);
+    expect(permissionSuspended([{ toolCallId: "c1", kind: "blocked", reason: "no" }])).toBe(false);
+    expect(permissionSuspended([])).toBe(false);
+  });
+  it("callsAllowed counts calls allowed before the run suspended", () => {
+    expect(callsAllowed([decided("allow")])).toBe(true);
+    expect(callsAllowed([{ toolCallId: "c2", kind: "blocked", reason: "no" }])).toBe(false);
+    expect(callsAllowed([{ toolCallId: "c2", kind: "blocked", reason: "no" }], [record({ status: "allowed" })])).toBe(true);
+    expect(callsAllowed([{ toolCallId: "c2", kind: "blocked", reason: "no" }], [record({ status: "denied" })])).toBe(false);
+  });
+  it("resuming holds until the machine is back at its question, and keeps build_context from building", () => {
+    expect(resuming({ durable: { runId: "r", resumeAt: "ask_permission" } })).toBe(true);
+    expect(resuming({ durable: { runId: "r" } })).toBe(false);
+    for (const at of ["ask_permission", "model", "execute_tool", "append_tool_result"] as const) {
+      expect(resumesAt({ durable: { runId: "r", resumeAt: at } }, at)).toBe(true);
+      expect(resumesAt({ durable: { runId: "r", resumeAt: at } }, at === "model" ? "execute_tool" : "model")).toBe(false);
+      expect(resumesAt({ durable: { runId: "r" } }, at)).toBe(false);
+    }
+    const context = {
+      run: { maxTurns: 2 },
+      turn: 1,
+      deps: { hooks: {} },
+      call: { contextBuilt: false, retrying: false, overflowCompacted: false },
+      loop: { contextWindow: 0, reserveTokens: 0 },
+      usage: { input: 0, output: 0 },
+      messages: [],
+      batch: [],
+      outcome: { finalText: "" },
+    };
+    expect(preparesContext({ ...context, durable: { runId: "r" } } as unknown as EngineContext)).toBe(true);
+    expect(preparesContext({ ...context, durable: { runId: "r", resumeAt: "model" } } as unknown as EngineContext)).toBe(false);
   });
 });

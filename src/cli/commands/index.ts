@@ -3,6 +3,8 @@ import { chatCommand } from "./chat.js";
 import { demoCommand } from "./demo.js";
 import { inspectCommand } from "./inspect.js";
 import { runCommand } from "./run.js";
+import { resumeCommand } from "./resume.js";
+import { runsCommand } from "./runs.js";
 import { traceCommand } from "./trace.js";
 import { trustCommand } from "./trust.js";
 
@@ -10,4 +12,4 @@ import { trustCommand } from "./trust.js";
  * The subcommands of `statecraft`, in the order `--help` lists them. A new command is a file in this folder that
  * exports a `CliCommand`, added here
  */
-export const COMMANDS: readonly CliCommand[] = [runCommand, chatCommand, demoCommand, traceCommand, inspectCommand, trustCommand];
+export const COMMANDS: readonly CliCommand[] = [runCommand, runsCommand, resumeCommand, chatCommand, demoCommand, traceCommand, inspectCommand, trustCommand];

@@ -14,6 +14,7 @@ export interface RunCommandFlags extends RunFlags {
   color?: boolean;
   inspect?: boolean;
   port?: number;
+  onAsk?: "deny" | "suspend";
 }
 
 /** `statecraft run [prompt...]`: one agent run in --cwd with the built-in tools; the exit code says how it stopped. */
@@ -61,6 +62,7 @@ async function runPrepared(
     logger: output.logger,
     ...(terminal ? { askInput: terminal } : {}),
     ...(flags.inspect ? { inspect: flags.port !== undefined ? { port: flags.port } : {} } : {}),
+    ...(flags.onAsk ? { onAsk: flags.onAsk } : {}),
   }).finally(() => terminal?.destroy());
   if (!json && outcome.traceFile !== false) io.stdout.write(`${output.out.dim(`trace: ${outcome.traceFile}`)}\n`);
   return outcome.exitCode;

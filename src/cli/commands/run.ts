@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import type { CliCommand, CliContext } from "../context.js";
-import { addMcpFlag, addRunFlags, parsePort } from "../run-flags.js";
+import { addMcpFlag, addRunFlags, parseOnAsk, parsePort } from "../run-flags.js";
 import type { RunCommandFlags } from "./run-action.js";
 
 export const runCommand: CliCommand = {
@@ -14,6 +14,7 @@ export const runCommand: CliCommand = {
       .option("--json", "print one AgentEvent per line (NDJSON) on stdout, nothing else")
       .option("--inspect", "serve the browser inspector for this run (its address is printed on stderr before the first model call)")
       .option("--port <n>", "the inspector's port with --inspect (default: a free one)", parsePort)
+      .option("--on-ask <what>", "what a permission question gets when no terminal can answer it: deny (default) or suspend (exit 10; statecraft resume goes on)", parseOnAsk)
       .addHelpText(
         "after",
         [
@@ -21,7 +22,7 @@ export const runCommand: CliCommand = {
           "Model: --model/--base-url, else OPENAI_API_KEY, OPENAI_BASE_URL and STATECRAFT_MODEL, else statecraft.config.json in --cwd.",
           "",
           "Exit codes: 0 final_answer, 3 max_turns, 4 max_tool_calls, 5 timeout, 6 permission_denied, 7 tool_error,",
-          "            8 model_error, 130 user_abort, 2 usage error, 1 crash.",
+          "            8 model_error, 10 suspended (--on-ask suspend), 130 user_abort, 2 usage error, 1 crash.",
           "",
           "Examples:",
           '  OPENAI_BASE_URL=http://localhost:11434/v1 STATECRAFT_MODEL=qwen2.5:7b statecraft run "fix the failing test"',

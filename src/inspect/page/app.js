@@ -240,6 +240,11 @@ function applyRecord(r) {
         s.version++;
       }
       if (event.type === "turn_end") s.ended = true;
+      // A suspended run (docs/durable.md) has stopped without a turn_end: it waits on its pending calls.
+      if (event.type === "suspended") {
+        s.suspended = event.pending || [];
+        s.ended = true;
+      }
       return;
     }
     case "run_end": {
@@ -368,6 +373,8 @@ function loadTrace(fileName, text) {
         if (line.state === "done") s.ended = true;
       } else {
         s.notes.push({ at: s.entries.length - 1, time: line.time, kind: "line", line });
+        if (line.kind === "suspended") s.suspended = line.pending || [];
+        if (line.kind === "resumed") s.suspended = undefined;
       }
     }
     s.ended = true;
@@ -464,8 +471,19 @@ function render() {
   renderProblems();
 }
 
+/** " (suspended: waiting on edit_file call_1)" for a session whose run waits on answers, else "". */
+function suspendedLabel(s) {
+  if (!s.suspended) return "";
+  const calls = s.suspended.map((c) => `${c.name} ${c.callId}`).join(", ");
+  return ` (suspended: waiting on ${calls})`;
+}
+
 function sessionLabel(s) {
   const short = s.id.length > 12 ? s.id.slice(0, 8) : s.id;
+  if (s.suspended) {
+    const input = s.kind === "run" && s.input ? ` · ${snippet(s.input, 40)}` : "";
+    return `${s.kind === "run" ? "run" : s.file} · ${short}${input}${suspendedLabel(s)}`;
+  }
   if (s.kind === "run") {
     const input = s.input ? ` · ${snippet(s.input, 40)}` : "";
     return `run ${short}${input}${s.ended ? "" : " (live)"}`;

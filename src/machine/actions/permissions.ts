@@ -17,6 +17,7 @@ export function recordPermissions(context: EngineContext, steps: readonly Permis
       record.result = { content: `Blocked: ${step.reason}`, isError: true };
       continue;
     }
+    if (step.kind === "suspended") continue; // stays pending: resume() asks it again, with its answer
     if (step.kind === "failed") {
       record.status = "invalid";
       record.error = step.error;

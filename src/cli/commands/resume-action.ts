@@ -1,0 +1,81 @@
+import { resolve } from "node:path";
+import { AgentError } from "../../errors/agent-error.js";
+import type { PermissionAnswer } from "../../permissions/types.js";
+import { resume } from "../../resume.js";
+import { fileRunStore } from "../../trace/file-run-store.js";
+import { setupOutput, type CliContext } from "../context.js";
+import { canAsk } from "../io.js";
+import { HumanRenderer, JsonRenderer } from "../render.js";
+import { executeRun } from "../run-agent.js";
+import { openControllingTerminal } from "../terminal-input.js";
+import { UsageError } from "../usage-error.js";
+import { prepareAgent } from "./prepare-agent.js";
+import type { ResumeCommandFlags } from "./resume.js";
+
+/** `statecraft resume <session>`: answers the run's pending calls from the flags and resumes it, rendered as `run` is. */
+export async function resumeAction(session: string, flags: ResumeCommandFlags, context: CliContext): Promise<number> {
+  const { io } = context;
+  if (flags.allowAll && flags.denyAll) throw new UsageError("--allow-all and --deny-all can't go together.");
+  const cwd = resolve(io.cwd, flags.cwd ?? ".");
+  let stored;
+  try {
+    stored = await fileRunStore(cwd).load(session);
+  } catch (error) {
+    if (error instanceof AgentError) throw new UsageError(error.message);
+    throw error;
+  }
+  if (!stored) throw new UsageError(`session ${session} has no suspended or interrupted run in ${cwd}/.agent/runs (statecraft runs lists them)`);
+  const pending = stored.status === "suspended" ? stored.pending.map((c) => c.callId) : stored.batch.filter((r) => r.status === "pending").map((r) => r.call.id);
+  const answers: Record<string, PermissionAnswer> = {};
+  for (const id of pending) {
+    if (flags.allowAll) answers[id] = "allow";
+    if (flags.denyAll) answers[id] = "deny";
+  }
+  for (const [list, answer] of [[flags.allow, "allow"], [flags.deny, "deny"]] as const) {
+    for (const id of list ?? []) {
+      if (!pending.includes(id)) throw new UsageError(`${id} is not a pending call of session ${session} (pending: ${pending.join(", ") || "none"}).`);
+      answers[id] = answer;
+    }
+  }
+  const output = setupOutput(io, flags);
+  // The model as for run: flags, environment, config file. The run's own limits and permission settings apply.
+  const prepared = await prepareAgent({ cwd, ...(flags.model ? { model: flags.model } : {}), ...(flags.baseUrl ? { baseUrl: flags.baseUrl } : {}), ...(flags.trustProject ? { trustProject: true } : {}) }, io, output.logger);
+  const json = flags.json === true;
+  const onTerminal = io.stdout.isTTY === true;
+  const renderer = json ? new JsonRenderer(io.stdout) : new HumanRenderer(io.stdout, { style: output.out, spinner: onTerminal, thinking: onTerminal });
+  const questionsOn = json ? io.stderr : io.stdout;
+  const terminal = !canAsk(io) && questionsOn.isTTY === true ? openControllingTerminal() : undefined;
+  const outcome = await executeRun({
+    prompt: stored.settings.userInput,
+    params: { ...prepared.params, sessionId: session },
+    model: prepared.created.model,
+    tools: prepared.tools,
+    io,
+    renderer,
+    json,
+    errStyle: output.err,
+    promptStyle: json ? output.err : output.out,
+    logger: output.logger,
+    ...(terminal ? { askInput: terminal } : {}),
+    // Unanswered calls with no terminal to ask suspend again rather than being denied.
+    onAsk: "suspend",
+    start: (options) =>
+      resume(session, {
+        model: options.model,
+        ...(options.tools ? { tools: options.tools } : {}),
+        cwd,
+        ...(options.signal ? { signal: options.signal } : {}),
+        ...(options.logger ? { logger: options.logger } : {}),
+        permissions: { whenUnanswered: "suspend", ...(options.permissions?.onAsk ? { onAsk: options.permissions.onAsk } : {}) },
+        answers,
+        answeredBy: `statecraft resume (pid ${process.pid})`,
+      }),
+  })
+    .catch((error: unknown) => {
+      // Another process took the run meanwhile, or its file went bad: said like any other bad input.
+      if (error instanceof AgentError && (error.code === "RUN_BUSY" || error.code === "RUN_NOT_FOUND" || error.code === "RUN_DAMAGED")) throw new UsageError(error.message);
+      throw error;
+    })
+    .finally(() => terminal?.destroy());
+  return outcome.exitCode;
+}

@@ -1,0 +1,22 @@
+import type { Command } from "commander";
+import type { CliCommand, CliContext } from "../context.js";
+
+export interface RunsFlags {
+  cwd?: string;
+  json?: boolean;
+}
+
+export const runsCommand: CliCommand = {
+  name: "runs",
+  register(program: Command, context: CliContext) {
+    program
+      .command("runs")
+      .description("list the runs of <cwd>/.agent/ that are suspended (waiting for answers) or were interrupted (their process died)")
+      .option("-C, --cwd <dir>", "the workspace whose .agent/runs/ is read (default: the current folder)")
+      .option("--json", "print one run per line (NDJSON): { sessionId, runId, status, since, pending }")
+      .action(async (flags: RunsFlags, cmd: Command) => {
+        const { runsAction } = await import("./runs-action.js");
+        context.exitCode = await runsAction({ ...cmd.optsWithGlobals(), ...flags }, context);
+      });
+  },
+};
