@@ -38,6 +38,7 @@ export function inspectorAssets(): Map<string, Asset> {
     ["/", index],
     ["/index.html", index],
     ["/app.js", page("app.js", "text/javascript; charset=utf-8")],
+    ["/actor-tree.js", page("actor-tree.js", "text/javascript; charset=utf-8")],
     ["/style.css", page("style.css", "text/css; charset=utf-8")],
     [
       "/vendor/mermaid.min.js",

@@ -272,6 +272,8 @@ function metaOf(record: InspectorRecord): RecordMeta {
       return { owner: `actor:${record.sessionId}`, ends: FINAL_STATUS.has(record.snapshot.status ?? "") };
     case "event":
       return { owner: `actor:${record.sessionId}` };
+    case "actor_end":
+      return { owner: `actor:${record.sessionId}`, ends: true };
     case "run":
       return { owner: `run:${record.sessionId}`, first: true };
     case "run_end":

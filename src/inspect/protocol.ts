@@ -77,10 +77,16 @@ export type InspectorRecord =
       rootId?: string;
       /** Where it came from: `process` (this process's `inspect`) or `socket` (a WebSocket client). */
       origin: "process" | "socket";
+      /** Which app it belongs to, for the picker: `this process`, `client N`, or the name a client gave (`?app=NAME`). */
+      app?: string;
+      /** Its system id (`createActor(logic, { systemId })`, `spawn(logic, { systemId })`), when it has one. */
+      systemId?: string;
       snapshot: ActorSnapshot;
     }
   /** An actor's snapshot: after a macrostep, or after a microstep (then with the transitions taken). */
   | { kind: "snapshot"; time: string; sessionId: string; event: Json; snapshot: ActorSnapshot; transitions?: TakenTransition[] }
+  /** An actor will report no more: its WebSocket client's connection closed before it ended. */
+  | { kind: "actor_end"; time: string; sessionId: string; reason: string }
   /** An event sent to an actor. */
   | { kind: "event"; time: string; sessionId: string; event: Json; sourceId?: string }
   /** An agent run started being inspected. */

@@ -136,8 +136,9 @@ export async function startInspector(options: InspectorOptions = {}): Promise<In
   });
 
   let clients = 0;
-  wss.on("connection", (ws: WebSocket) => {
+  wss.on("connection", (ws: WebSocket, req: http.IncomingMessage) => {
     const client = ++clients;
+    const app = clientApp(req.url, client);
     let page: PageConnection | undefined;
     let ingest: ReturnType<typeof socketIngest> | undefined;
     ws.on("message", (data: RawData, isBinary: boolean) => {
@@ -149,8 +150,8 @@ export async function startInspector(options: InspectorOptions = {}): Promise<In
         return hub.problem(`WebSocket client ${client} sent a message that is not JSON: ${data.toString().slice(0, 120)}`);
       }
       if (isStatelyInspectionEvent(message)) {
-        ingest ??= socketIngest(hub, client);
-        return ingest(message);
+        ingest ??= socketIngest(hub, client, app);
+        return ingest.ingest(message);
       }
       const type = message && typeof message === "object" ? (message as { type?: unknown }).type : undefined;
       if (type === "@statecraft.hello") {
@@ -188,6 +189,8 @@ export async function startInspector(options: InspectorOptions = {}): Promise<In
     });
     ws.on("close", () => {
       if (page) hub.removePage(page);
+      // Its actors report nothing more: they are ended, not "live" for ever.
+      ingest?.end();
     });
     ws.on("error", () => {
       // A broken connection closes; "close" above does the bookkeeping.
@@ -257,6 +260,21 @@ export async function startInspector(options: InspectorOptions = {}): Promise<In
       return closing;
     },
   };
+}
+
+/**
+ * The name a WebSocket client goes by in the picker: the `app` it gives in its URL (`ws://127.0.0.1:PORT/?app=shop`),
+ * kept to 60 plain characters, else `client N`.
+ */
+function clientApp(url: string | undefined, client: number): string {
+  let given: string | null = null;
+  try {
+    given = new URL(url ?? "/", "http://127.0.0.1").searchParams.get("app");
+  } catch {
+    given = null;
+  }
+  const name = (given ?? "").replace(/[^\p{L}\p{N} ._:@/-]/gu, "").trim().slice(0, 60);
+  return name ? `${name} (client ${client})` : `client ${client}`;
 }
 
 /**

@@ -2,6 +2,8 @@
 // (WebSocket on the same host and port, the trace at /trace) and draws charts with the vendored Mermaid.
 // Every piece of run data is put into the page as text (textContent), never as markup.
 
+import { actorLabel, pickerOrder } from "./actor-tree.js";
+
 const $ = (id) => document.getElementById(id);
 
 /** Everything the page knows. Records from the server are applied in order; trace files add sessions of their own. */
@@ -86,7 +88,9 @@ function sessionFor(key, kind, id) {
   return session;
 }
 
+/** The chart a session is drawn on: an actor's own (none for actors that are not machines with states), else the default. */
 function viewOf(session) {
+  if (session.kind === "actor") return session.chartId ? model.charts.get(session.chartId) : undefined;
   return model.charts.get(session.chartId ?? model.defaultChartId);
 }
 
@@ -251,15 +255,31 @@ function applyRecord(r) {
       return;
     }
     case "actor": {
-      if (!r.chartId) return; // not a state machine: nothing to draw
+      // Every actor is listed; one that is not a machine with states (a promise, a callback, a spawner with only
+      // root transitions) has no chart, only its snapshots and events.
       const s = sessionFor(`actor:${r.sessionId}`, "actor", r.sessionId);
-      s.chartId = r.chartId;
+      const chart = r.chartId ? model.charts.get(r.chartId) : undefined;
+      s.chartId = chart && chart.chart.states.length > 0 ? r.chartId : undefined;
       s.name = r.name;
       s.origin = r.origin;
+      s.app = r.app;
+      s.systemId = r.systemId;
       s.parentId = r.parentId;
       s.created = Date.parse(r.time) || Date.now();
-      actorSnapshot(s, { time: r.time, event: { type: "xstate.init" }, snapshot: r.snapshot || {} });
+      // An actor is reported before its first snapshot exists (in-process): then its first step is that snapshot.
+      const snap = r.snapshot || {};
+      if (snap.value !== undefined || snap.context !== undefined || snap.output !== undefined) actorSnapshot(s, { time: r.time, event: { type: "xstate.init" }, snapshot: snap });
+      s.version++;
       autoSelect(s);
+      return;
+    }
+    case "actor_end": {
+      const s = model.sessions.get(`actor:${r.sessionId}`);
+      if (s && !s.ended) {
+        s.ended = true;
+        s.endReason = r.reason;
+        s.version++;
+      }
       return;
     }
     case "snapshot": {
@@ -288,34 +308,34 @@ function applyRecord(r) {
   }
 }
 
-/** A snapshot of an actor: a new transition when its state changed (or a microstep took a transition), else news of its context. */
+/**
+ * A snapshot of an actor: every one it reported is a step of its timeline (a change of context only too, so the
+ * context shown at a step is the context at that step), except one that repeats the step before it exactly.
+ */
 function actorSnapshot(s, r) {
   const snap = r.snapshot || {};
-  const leaves = snap.value !== undefined && snap.value !== null ? leafPaths(snap.value) : undefined;
+  const leaves = snap.value !== undefined && snap.value !== null ? leafPaths(snap.value) : [];
   const last = s.entries[s.entries.length - 1];
-  let fresh;
-  if (r.transitions) fresh = r.transitions.some((t) => t.to.length > 0);
-  else fresh = leaves !== undefined && (!last || last.pathKey !== leaves.join(","));
   if (snap.status === "done" || snap.status === "error" || snap.status === "stopped") s.ended = true;
-  if (fresh && leaves) {
-    const view = viewOf(s);
-    const names = leaves.map((p) => (view && view.byPath.get(p) ? view.byPath.get(p).name : p));
-    addEntry(s, {
-      seq: s.entries.length,
-      time: r.time,
-      names,
-      pathKey: leaves.join(","),
-      details: { event: r.event },
-      context: snap.context,
-      status: snap.status,
-      event: r.event && typeof r.event.type === "string" ? r.event.type : undefined,
-      taken: r.transitions,
-    });
-  } else if (last) {
-    if (snap.context !== undefined) last.context = snap.context;
-    if (snap.status) last.status = snap.status;
+  const signature = JSON.stringify([leaves, snap.context ?? null, snap.status ?? null, snap.output ?? null, snap.error ?? null]);
+  if (last && !r.transitions && last.signature === signature) {
     s.version++;
+    return;
   }
+  const view = viewOf(s);
+  const names = leaves.map((p) => (view && view.byPath.get(p) ? view.byPath.get(p).name : p));
+  addEntry(s, {
+    seq: s.entries.length,
+    time: r.time,
+    names,
+    pathKey: leaves.join(","),
+    signature,
+    details: { event: r.event, ...(snap.output !== undefined ? { output: snap.output } : {}), ...(snap.error !== undefined ? { error: snap.error } : {}) },
+    context: snap.context,
+    status: snap.status,
+    event: r.event && typeof r.event.type === "string" ? r.event.type : undefined,
+    taken: r.transitions,
+  });
 }
 
 /** Follows the newest live session until the user picks one. */
@@ -464,27 +484,29 @@ function render() {
   renderProblems();
 }
 
-function sessionLabel(s) {
+function sessionLabel(s, depth = 0) {
   const short = s.id.length > 12 ? s.id.slice(0, 8) : s.id;
   if (s.kind === "run") {
     const input = s.input ? ` · ${snippet(s.input, 40)}` : "";
     return `run ${short}${input}${s.ended ? "" : " (live)"}`;
   }
-  if (s.kind === "actor") return `${s.parentId ? "↳ " : ""}${s.name} · ${s.id}${s.ended ? "" : " (live)"}`;
+  if (s.kind === "actor") return actorLabel(s, depth);
   return `${s.file} · ${short}${s.parentSession ? ` (from ${s.parentSession.slice(0, 8)})` : ""} · ${s.entries.length} states`;
 }
 
 function renderSessions() {
   const select = $("session");
-  const list = [...model.sessions.values()];
-  const signature = list.map((s) => `${s.key}|${sessionLabel(s)}`).join("\n") + `#${model.selectedKey}`;
+  const list = pickerOrder(model.sessions.values());
+  const signature = list.map(({ session: s, depth }) => `${s.key}|${sessionLabel(s, depth)}`).join("\n") + `#${model.selectedKey}`;
   if (signature === rendered.sessionsVersion) return;
   rendered.sessionsVersion = signature;
   select.replaceChildren(
-    ...list.map((s) => {
+    ...list.map(({ session: s, depth }) => {
       const option = document.createElement("option");
       option.value = s.key;
-      option.textContent = sessionLabel(s);
+      option.dataset.depth = String(depth);
+      if (s.kind === "actor" && s.parentId) option.dataset.parent = `actor:${s.parentId}`;
+      option.textContent = sessionLabel(s, depth);
       option.selected = s.key === model.selectedKey;
       return option;
     }),
@@ -493,6 +515,7 @@ function renderSessions() {
 }
 
 async function renderChart(s) {
+  if (s && s.kind === "actor" && !s.chartId) return renderNoChart(s);
   const chartId = s ? (s.chartId ?? model.defaultChartId) : model.defaultChartId;
   const view = model.charts.get(chartId);
   if (!view) return;
@@ -523,6 +546,21 @@ async function renderChart(s) {
     }
   }
   paintChart(s, view);
+}
+
+/** An actor with no states to draw (a promise, callback or observable actor, a machine with only root transitions). */
+function renderNoChart(s) {
+  const key = `none:${s.key}`;
+  if (rendered.chartId === key) return;
+  rendered.chartId = key;
+  rendered.paintedKey = undefined;
+  ++rendered.chartToken; // a chart still being laid out for another session must not land here
+  $("chart-name").textContent = s.name || "";
+  const host = $("chart");
+  host.dataset.chart = "";
+  const note = textElement("p", `${s.name || "This actor"} has no states to draw (it is not a state machine, or a machine with no states); its snapshots and events are in the timeline.`, "muted");
+  note.dataset.noChart = s.name || "";
+  host.replaceChildren(note);
 }
 
 /**
@@ -687,7 +725,7 @@ function timelineRow(s, entry, start) {
     textElement("time", formatTime(entry.time), "clock"),
     textElement("span", Number.isFinite(t) && Number.isFinite(start) ? `+${((t - start) / 1000).toFixed(3)}s` : "", "rel"),
     textElement("span", entry.turn !== undefined ? `turn ${entry.turn}` : "", "turn"),
-    textElement("strong", entry.names.join(", "), "name"),
+    textElement("strong", entry.names.join(", ") || entry.status || "snapshot", "name"),
     textElement("span", summary(s, entry), "summary"),
   );
   li.addEventListener("click", () => selectIndex(entry.index, true));
@@ -752,6 +790,8 @@ function inspectParts(s, entry) {
   facts.push(["time", `${formatTime(entry.time)}`]);
   if (entry.turn !== undefined) facts.push(["turn", String(entry.turn)]);
   if (entry.event) facts.push(["event", entry.event]);
+  if (s.kind === "actor" && entry.status) facts.push(["status", entry.status]);
+  if (s.kind === "actor" && s.endReason && entry.index === s.entries.length - 1) facts.push(["ended", s.endReason]);
   const counters = countersAt(s, entry.index);
   if (counters) {
     facts.push(["turns", `${counters.turns}${counters.maxTurns !== undefined ? ` / ${counters.maxTurns}` : ""}`]);
@@ -767,6 +807,7 @@ function inspectParts(s, entry) {
   if (errors.length) parts.push(block("errors", errors, "errors"));
   if (s.kind !== "actor" && entry.details && Object.keys(entry.details).length) parts.push(block("what led here (trace details)", entry.details));
   if (s.kind === "actor" && entry.details && entry.details.event) parts.push(block("event", entry.details.event));
+  if (s.kind === "actor" && entry.details && entry.details.output !== undefined) parts.push(block("output", entry.details.output));
 
   const batch = entry.context && Array.isArray(entry.context.batch) ? entry.context.batch : undefined;
   if (batch && batch.length) {
