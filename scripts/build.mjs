@@ -24,6 +24,11 @@ const vendor = join(root, "dist", "inspect", "page", "vendor");
 mkdirSync(vendor, { recursive: true });
 cpSync(join(mermaidDir, "dist", "mermaid.min.js"), join(vendor, "mermaid.min.js"));
 cpSync(join(mermaidDir, "LICENSE"), join(vendor, "mermaid.LICENSE"));
+// ELK lays the charts out (compound graphs, in a worker): its API and its worker script, with its licence.
+const elkDir = dirname(require.resolve("elkjs/package.json"));
+cpSync(join(elkDir, "lib", "elk-api.js"), join(vendor, "elk-api.js"));
+cpSync(join(elkDir, "lib", "elk-worker.min.js"), join(vendor, "elk-worker.min.js"));
+cpSync(join(elkDir, "LICENSE.md"), join(vendor, "elk.LICENSE.md"));
 
 const cli = join(root, "dist", "cli", "main.js");
 if (existsSync(cli)) chmodSync(cli, 0o755);

@@ -124,7 +124,11 @@ export function processInspector(hub: InspectorHub): InspectObserver {
       case "@xstate.microstep": {
         if (!machines.has(sessionId)) return;
         const snapshot = snapshotJson(inspection.snapshot);
-        machines.set(sessionId, JSON.stringify(snapshot));
+        const text = JSON.stringify(snapshot);
+        // A microstep that took no transition and changed nothing (an event nothing handles, such as a region's
+        // `xstate.done.state.*` with no onDone) is no step.
+        if (inspection._transitions.length === 0 && text === machines.get(sessionId)) return;
+        machines.set(sessionId, text);
         hub.add({ kind: "snapshot", time, sessionId, event: eventData(inspection.event), snapshot, transitions: takenTransitions(inspection._transitions) });
         return;
       }

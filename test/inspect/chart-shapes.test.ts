@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createActor } from "xstate";
 import { chartFromDefinition, machineChart } from "../../src/inspect/chart.js";
-import { crossJumps, deep, guardsAndMore, parallelHistory, selfLoop, SHAPES } from "./fixtures/shapes.js";
+import { crossJumps, deep, deeper, guardsAndMore, parallelHistory, selfLoop, SHAPES } from "./fixtures/shapes.js";
 
 const pairs = (chart: ReturnType<typeof machineChart>) => chart.edges.map((e) => `${e.from}>${e.to}${e.event ? ` ${e.event}` : ""}`);
 
@@ -80,8 +80,11 @@ describe("charts of every shape", () => {
       }
     }
     const chart = chartFromDefinition(asDefinition(deep.machine.config, 9));
-    // The cut event is still listed on its state, as a transition whose target did not arrive.
     expect(chart.cut).toEqual(expect.arrayContaining([expect.stringMatching(/^states\.a\.states\.b\.states\.c\.states\.d/)]));
+    // At @statelyai/inspect's default depth, `deeper` is cut and still drawn whole but for what was cut.
+    const real = chartFromDefinition(asDefinition(deeper.machine.config, 10));
+    expect(real.cut?.length).toBeGreaterThan(0);
+    expect(real.states.map((s) => s.name)).toEqual(["a", "b", "c", "d", "e", "z"]);
   });
 
   it("every shape runs through its steps in XState as the fixtures say (the browser tests rely on them)", () => {

@@ -1,8 +1,10 @@
 // The statecraft inspector page. Plain ES module, no build step; it talks only to the server that served it
-// (WebSocket on the same host and port, the trace at /trace) and draws charts with the vendored Mermaid.
+// (WebSocket on the same host and port, the trace at /trace) and lays charts out with the vendored ELK.
 // Every piece of run data is put into the page as text (textContent), never as markup.
 
 import { actorLabel, pickerOrder } from "./actor-tree.js";
+import { elkGraph, SIZES } from "./chart-graph.js";
+import { chartSvg } from "./chart-svg.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -525,24 +527,31 @@ async function renderChart(s) {
     const token = ++rendered.chartToken;
     $("chart-name").textContent = view.chart.machineId;
     const host = $("chart");
-    if (!window.mermaid) {
-      host.replaceChildren(textElement("p", "The diagram library did not load (vendor/mermaid.min.js); the timeline still works.", "problem-text"));
+    if (!window.ELK) {
+      host.replaceChildren(textElement("p", "The layout library did not load (vendor/elk-api.js); the timeline still works.", "problem-text"));
       return;
     }
+    host.dataset.chart = "";
+    host.dataset.layout = "running";
     try {
-      const { svg } = await window.mermaid.render(`chart-${token}`, view.chart.mermaid);
+      const { svg, ms } = await layoutChart(view);
       if (token !== rendered.chartToken) return;
-      host.innerHTML = svg; // Mermaid's own output, from a chart whose labels the server reduced to plain text
-      annotateChart(host.querySelector("svg"), view, `chart-${token}`);
+      host.replaceChildren(svg);
       host.dataset.chart = chartId;
+      host.dataset.layout = "done";
+      host.dataset.layoutMs = String(Math.round(ms));
       applyZoom();
-      // Paint with whatever is selected now (the selection may have moved while Mermaid laid the chart out).
+      // Paint with whatever is selected now (the selection may have moved while ELK laid the chart out).
       rendered.paintedKey = undefined;
       scheduleRender();
       return;
     } catch (error) {
       if (token !== rendered.chartToken) return;
-      host.replaceChildren(textElement("p", `The chart could not be drawn: ${error.message}`, "problem-text"));
+      host.dataset.layout = "failed";
+      const message = `the chart of ${view.chart.machineId} could not be laid out: ${error && error.message ? error.message : String(error)}`;
+      host.replaceChildren(textElement("p", `The chart could not be drawn: ${message}`, "problem-text"));
+      addProblem(message);
+      return;
     }
   }
   paintChart(s, view);
@@ -600,47 +609,33 @@ function revealCurrent() {
   }
 }
 
-/** Puts the page's hooks on Mermaid's SVG: data-state on states, data-edge on arrows. */
-function annotateChart(svg, view, renderId) {
-  if (!svg) return;
-  svg.setAttribute("aria-label", `statechart of ${view.chart.machineId}`);
-  const anyById = new Map(view.chart.anyStates.map((a) => [a.id, a]));
-  const pattern = new RegExp(`^${renderId}-state-(.+)-\\d+$`);
-  for (const g of svg.querySelectorAll("g.node, g.cluster, g.statediagram-cluster")) {
-    const match = pattern.exec(g.id);
-    const id = g.getAttribute("data-id") || (match && match[1]);
-    if (!id) continue;
-    const state = view.byId.get(id);
-    if (state) {
-      g.setAttribute("data-state", state.name);
-      g.setAttribute("data-state-type", state.type);
-      g.setAttribute("aria-label", state.name);
-      continue;
+/** ELK runs in a worker (the page stays responsive while a large machine is laid out); layouts are kept per chart. */
+let elk;
+const layouts = new Map();
+
+/** Text widths at the chart's font, for ELK to size nodes and labels. */
+const measureText = (() => {
+  let ctx;
+  return (text) => {
+    if (!ctx) {
+      ctx = document.createElement("canvas").getContext("2d");
+      ctx.font = `${SIZES.font}px ${getComputedStyle(document.body).fontFamily}`;
     }
-    const any = anyById.get(id);
-    if (any) g.setAttribute("data-any-state", any.name);
+    return ctx.measureText(String(text)).width;
+  };
+})();
+
+async function layoutChart(view) {
+  let laid = layouts.get(view.chartId);
+  if (!laid) {
+    elk ??= new window.ELK({ workerUrl: "vendor/elk-worker.min.js" });
+    const graph = elkGraph(view.chart, measureText);
+    const { markers, ...input } = graph;
+    const started = performance.now();
+    laid = { graph, result: await elk.layout(input), ms: performance.now() - started };
+    layouts.set(view.chartId, laid);
   }
-  // Transitions between the same two states share one arrow: an arrow carries every transition it draws.
-  const byArrow = new Map();
-  for (const e of view.chart.edges) {
-    if (!byArrow.has(e.arrow)) byArrow.set(e.arrow, []);
-    byArrow.get(e.arrow).push(e);
-  }
-  for (const path of svg.querySelectorAll('path[data-id^="edge"]')) {
-    const arrow = Number(path.getAttribute("data-id").slice(4));
-    const edges = byArrow.get(arrow);
-    if (!edges) continue;
-    path.setAttribute("data-edge", String(arrow));
-    path.setAttribute("data-edges", edges.map((e) => e.index).join(" "));
-    path.setAttribute("data-from", edges[0].from);
-    path.setAttribute("data-to", edges[0].to);
-    path.setAttribute("data-kind", [...new Set(edges.map((e) => e.kind))].join(" "));
-    path.setAttribute("aria-label", `${edges[0].from} to ${edges[0].to}: ${edges.map((e) => e.title).join("; ")}`);
-  }
-  for (const label of svg.querySelectorAll('g.label[data-id^="edge"]')) {
-    const arrow = Number(label.getAttribute("data-id").slice(4));
-    if (byArrow.has(arrow)) (label.closest("g.edgeLabel") || label).setAttribute("data-edge-label", String(arrow));
-  }
+  return { svg: chartSvg(view.chart, laid.result, laid.graph), ms: laid.ms };
 }
 
 /** Marks the selected transition's state current, the states before it visited and the arrows taken. */
@@ -1206,15 +1201,6 @@ function setConnection(state, text) {
 // ---------------------------------------------------------------- start
 
 function start() {
-  if (window.mermaid) {
-    window.mermaid.initialize({
-      startOnLoad: false,
-      securityLevel: "strict",
-      theme: "neutral",
-      fontFamily: "system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif",
-      state: { useMaxWidth: true },
-    });
-  }
   $("ws-url").textContent = `ws://${location.host}`;
   $("session").addEventListener("change", (e) => selectSession(e.target.value, true));
   $("scrubber").addEventListener("input", (e) => selectIndex(Number(e.target.value), true));
