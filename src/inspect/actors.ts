@@ -66,6 +66,25 @@ export function processInspector(hub: InspectorHub): InspectObserver {
   /** Machines whose microsteps are recorded, with the text of the last snapshot recorded for each. */
   const machines = new Map<string, string>();
   let failures = 0;
+  /**
+   * Each event sent, numbered, waiting in its target's queue until the target's macrostep on it ends: the steps it
+   * caused carry its number, so a page can tell which step answered which event. Matched by identity, first in first
+   * out (the same event object may be sent many times: an action's static event).
+   */
+  const queues = new Map<string, Array<{ event: object; id: number }>>();
+  let eventCount = 0;
+  const idOf = (sessionId: string, event: unknown, done: boolean) => {
+    const queue = queues.get(sessionId);
+    if (!queue || !event || typeof event !== "object") return undefined;
+    const at = queue.findIndex((q) => q.event === event);
+    if (at < 0) return undefined;
+    const { id } = queue[at]!;
+    if (done) {
+      queue.splice(at, 1);
+      if (queue.length === 0) queues.delete(sessionId);
+    }
+    return id;
+  };
   const record = (inspection: InspectionEvent) => {
     const actorRef = inspection.actorRef as AnyActorRef;
     const sessionId = actorRef.sessionId;
@@ -111,6 +130,8 @@ export function processInspector(hub: InspectorHub): InspectObserver {
       }
       case "@xstate.snapshot": {
         const snapshot = snapshotJson(inspection.snapshot);
+        const eventId = idOf(sessionId, inspection.event, true);
+        if ((snapshot.status ?? "active") !== "active") queues.delete(sessionId);
         const last = machines.get(sessionId);
         if (last !== undefined) {
           // A machine's macrostep snapshot repeats its last microstep's when one was taken: recorded once.
@@ -118,7 +139,7 @@ export function processInspector(hub: InspectorHub): InspectObserver {
           if (text === last) return;
           machines.set(sessionId, text);
         }
-        hub.add({ kind: "snapshot", time, sessionId, event: eventData(inspection.event), snapshot });
+        hub.add({ kind: "snapshot", time, sessionId, event: eventData(inspection.event), snapshot, ...(eventId ? { eventId } : {}) });
         return;
       }
       case "@xstate.microstep": {
@@ -129,12 +150,23 @@ export function processInspector(hub: InspectorHub): InspectObserver {
         // `xstate.done.state.*` with no onDone) is no step.
         if (inspection._transitions.length === 0 && text === machines.get(sessionId)) return;
         machines.set(sessionId, text);
-        hub.add({ kind: "snapshot", time, sessionId, event: eventData(inspection.event), snapshot, transitions: takenTransitions(inspection._transitions) });
+        const eventId = idOf(sessionId, inspection.event, false);
+        hub.add({ kind: "snapshot", time, sessionId, event: eventData(inspection.event), snapshot, transitions: takenTransitions(inspection._transitions), ...(eventId ? { eventId } : {}) });
         return;
       }
       case "@xstate.event": {
         const source = inspection.sourceRef?.sessionId;
-        hub.add({ kind: "event", time, sessionId, event: eventData(inspection.event), ...(source ? { sourceId: source } : {}) });
+        const event = inspection.event as unknown;
+        let eventId: number | undefined;
+        if (event && typeof event === "object") {
+          eventId = ++eventCount;
+          const queue = queues.get(sessionId) ?? [];
+          // Bounded: an actor that never processes what it is sent (stopped, or not a machine) must not grow it.
+          if (queue.length >= 1000) queue.shift();
+          queue.push({ event, id: eventId });
+          queues.set(sessionId, queue);
+        }
+        hub.add({ kind: "event", time, sessionId, event: eventData(inspection.event), ...(source ? { sourceId: source } : {}), ...(eventId ? { eventId } : {}) });
         return;
       }
       default:

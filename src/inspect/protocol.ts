@@ -84,11 +84,28 @@ export type InspectorRecord =
       snapshot: ActorSnapshot;
     }
   /** An actor's snapshot: after a macrostep, or after a microstep (then with the transitions taken). */
-  | { kind: "snapshot"; time: string; sessionId: string; event: Json; snapshot: ActorSnapshot; transitions?: TakenTransition[] }
+  | {
+      kind: "snapshot";
+      time: string;
+      sessionId: string;
+      event: Json;
+      snapshot: ActorSnapshot;
+      transitions?: TakenTransition[];
+      /** The `eventId` of the event record this step handled (in-process actors only). */
+      eventId?: number;
+    }
   /** An actor will report no more: its WebSocket client's connection closed before it ended. */
   | { kind: "actor_end"; time: string; sessionId: string; reason: string }
   /** An event sent to an actor. */
-  | { kind: "event"; time: string; sessionId: string; event: Json; sourceId?: string }
+  | {
+      kind: "event";
+      time: string;
+      sessionId: string;
+      event: Json;
+      sourceId?: string;
+      /** A number for the event, in-process: the steps it caused carry it too (`snapshot.eventId`). */
+      eventId?: number;
+    }
   /** An agent run started being inspected. */
   | { kind: "run"; time: string; sessionId: string; chartId: string; input?: string; parentSession?: string }
   /**

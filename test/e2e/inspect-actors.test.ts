@@ -2,7 +2,7 @@ import { createWebSocketInspector } from "@statelyai/inspect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createActor, createMachine, waitFor } from "xstate";
 import { startInspector, type Inspector } from "../../src/inspect/server.js";
-import { spawner, unchartable } from "../inspect/fixtures/actor-kinds.js";
+import { boss, spawner, unchartable } from "../inspect/fixtures/actor-kinds.js";
 import { BROWSER_TEST_TIMEOUT, foreignRequests, openBrowser, screenshot, WAIT, type Browser } from "../inspect/support/browser.js";
 
 let inspector: Inspector;
@@ -11,6 +11,8 @@ let browser: Browser;
 beforeAll(async () => {
   inspector = await startInspector();
   browser = await openBrowser();
+  await browser.page.goto(inspector.url);
+  await browser.page.locator('#connection[data-connection="connected"]').waitFor({ timeout: WAIT.timeout });
 }, BROWSER_TEST_TIMEOUT);
 
 afterAll(async () => {
@@ -23,8 +25,6 @@ const options = (b: Browser) => b.page.getByRole("combobox", { name: "session" }
 describe("inspector: every actor is in the picker", { timeout: BROWSER_TEST_TIMEOUT }, () => {
   it("lists a stateless spawner with its promise, callback and observable children nested under it, and follows them", async () => {
     const { page } = browser;
-    await page.goto(inspector.url);
-    await expect.poll(() => page.locator("#connection").getAttribute("data-connection"), WAIT).toBe("connected");
     const actor = createActor(spawner, { inspect: inspector.inspect, systemId: "root" }).start();
     actor.send({ type: "SPAWN" });
     actor.send({ type: "PING" });
@@ -103,6 +103,45 @@ describe("inspector: every actor is in the picker", { timeout: BROWSER_TEST_TIME
     await rows.last().click();
     await expect.poll(() => page.getByRole("region", { name: "selected transition" }).textContent(), WAIT).toContain('"step": 2');
     client.stop();
+  });
+
+  it("shows the events between a parent and its two children in order; selecting one shows its payload and its target before and after", async () => {
+    const { page } = browser;
+    const actor = createActor(boss, { inspect: inspector.inspect }).start();
+    // Children by id, taken while both live.
+    const names = new Map<string, string>([[actor.sessionId, "boss"], ...Object.entries(actor.getSnapshot().children).map(([id, child]) => [(child as { sessionId: string }).sessionId, id] as [string, string])]);
+    actor.send({ type: "PING_ALL" });
+    actor.send({ type: "DISMISS" });
+    await waitFor(actor, (s) => s.matches("lonely"));
+    const key = `actor:${actor.sessionId}`;
+    await page.getByRole("combobox", { name: "session" }).selectOption(key);
+    const events = page.getByRole("listbox", { name: "events" }).getByRole("option");
+    const seen = async () =>
+      (await events.evaluateAll((els) => els.map((e) => [(e as HTMLElement).dataset.from, (e as HTMLElement).dataset.to, (e as HTMLElement).dataset.type])))
+        .map(([from, to, type]) => `${names.get(from!) ?? from}>${names.get(to!) ?? to}:${type}`)
+        .filter((t) => !t.includes("xstate.init"));
+    // In XState's order: a child handles an event as it is sent, so alice's PONG comes before bob is pinged.
+    await expect.poll(seen, WAIT).toEqual([
+      "(outside)>boss:PING_ALL",
+      "boss>alice:PING",
+      "alice>boss:PONG",
+      "boss>bob:PING",
+      "bob>boss:PONG",
+      "(outside)>boss:DISMISS",
+      "boss>alice:BYE",
+      "alice>boss:xstate.done.actor.alice",
+    ]);
+    // The lifelines: outside, the parent, then its children.
+    expect(await page.locator("#sequence [data-lifeline]").allTextContents()).toEqual(["outside", "boss", "alice", "bob"]);
+    // bob's PONG: boss before has 1 pong, after 2.
+    const pongs = page.locator('#sequence li[data-type="PONG"]');
+    await pongs.nth(1).click();
+    const detail = page.getByRole("region", { name: "selected event" });
+    await expect.poll(() => detail.locator(".before").textContent(), WAIT).toContain('"pongs": 1');
+    expect(await detail.locator(".after").textContent()).toContain('"pongs": 2');
+    expect(await detail.textContent()).toContain('"type": "PONG"');
+    await screenshot(page, "sequence");
+    actor.stop();
   });
 
   it("made no request outside 127.0.0.1 and raised no page error", () => {

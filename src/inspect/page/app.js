@@ -5,6 +5,7 @@
 import { actorLabel, pickerOrder } from "./actor-tree.js";
 import { elkGraph, SIZES } from "./chart-graph.js";
 import { chartSvg } from "./chart-svg.js";
+import { aroundEvent, renderSequence, sequenceOf } from "./sequence.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -21,7 +22,14 @@ const model = {
   userPicked: false,
   selectedIndex: -1,
   follow: true,
+  /** Events sent to actors, in order: { order, time, target, source, type, event } (the sequence view). */
+  events: [],
+  /** The order of the event selected in the sequence view. */
+  selectedEvent: undefined,
 };
+
+/** Every record gets the next number as it is applied: entries and events are ordered against each other by it. */
+let recordOrder = 0;
 
 let socket;
 let connected = false;
@@ -107,6 +115,7 @@ function addEntry(session, entry) {
   const view = viewOf(session);
   const prev = session.entries[session.entries.length - 1];
   entry.index = session.entries.length;
+  entry.order = recordOrder;
   entry.edges = view ? takenEdges(view, prev, entry) : new Set();
   session.entries.push(entry);
   session.version++;
@@ -197,6 +206,7 @@ function leafPaths(value, prefix = "") {
 // ---------------------------------------------------------------- records from the server
 
 function applyRecord(r) {
+  recordOrder++;
   switch (r.kind) {
     case "chart":
       model.charts.set(r.chartId, chartView(r.chartId, r.chart));
@@ -290,6 +300,8 @@ function applyRecord(r) {
       return;
     }
     case "event": {
+      const type = r.event && typeof r.event.type === "string" ? r.event.type : "(event)";
+      model.events.push({ order: recordOrder, time: r.time, target: r.sessionId, source: r.sourceId, type, event: r.event, eventId: r.eventId });
       const s = model.sessions.get(`actor:${r.sessionId}`);
       if (s) {
         s.notes.push({ at: s.entries.length - 1, time: r.time, kind: "event", event: r.event, sourceId: r.sourceId });
@@ -336,6 +348,7 @@ function actorSnapshot(s, r) {
     context: snap.context,
     status: snap.status,
     event: r.event && typeof r.event.type === "string" ? r.event.type : undefined,
+    eventId: r.eventId,
     taken: r.transitions,
   });
 }
@@ -484,6 +497,45 @@ function render() {
   renderCalls(s);
   renderPermission();
   renderProblems();
+  renderEvents(s);
+}
+
+// ---------------------------------------------------------------- events between actors
+
+const shownSequence = { key: undefined };
+
+function renderEvents(s) {
+  const pane = $("sequence-pane");
+  if (!s || s.kind !== "actor") {
+    pane.hidden = true;
+    shownSequence.key = undefined;
+    return;
+  }
+  const sequence = sequenceOf(s, model.sessions, model.events);
+  pane.hidden = false;
+  const key = `${sequence.root.key}|${sequence.lifelines.map((l) => l.id).join(",")}|${sequence.events.length}|${model.selectedEvent}`;
+  if (shownSequence.key === key) return;
+  shownSequence.key = key;
+  renderSequence($("sequence"), sequence, model.selectedEvent, (order) => {
+    model.selectedEvent = order;
+    scheduleRender();
+  });
+  const detail = $("sequence-detail");
+  const e = sequence.events.find((x) => x.order === model.selectedEvent);
+  if (!e) {
+    detail.replaceChildren(textElement("p", sequence.events.length ? "select an event to see its payload and its target before and after" : "no events between these actors yet", "muted"));
+    return;
+  }
+  const target = model.sessions.get(`actor:${e.target}`);
+  const source = e.source ? model.sessions.get(`actor:${e.source}`) : undefined;
+  const { before, after } = aroundEvent(target, e, model.events);
+  const snap = (entry) => (entry ? { state: entry.names.join(", ") || entry.status, ...(entry.context !== undefined ? { context: entry.context } : {}), ...(entry.status ? { status: entry.status } : {}) } : "none");
+  detail.replaceChildren(
+    textElement("h2", `${e.type}: ${source ? source.name : "outside"} → ${target ? target.name : e.target}`),
+    block("event", e.event),
+    block(`${target ? target.name : "target"} before`, snap(before), "before"),
+    block(`${target ? target.name : "target"} after`, snap(after), "after"),
+  );
 }
 
 function sessionLabel(s, depth = 0) {
