@@ -45,7 +45,6 @@ export function inspectorAssets(): Map<string, Asset> {
     ["/app.js", page("app.js", "text/javascript; charset=utf-8")],
     ["/actor-tree.js", page("actor-tree.js", "text/javascript; charset=utf-8")],
     ["/style.css", page("style.css", "text/css; charset=utf-8")],
-    ["/vendor/mermaid.min.js", vendorAsset("mermaid.min.js", "mermaid/dist/mermaid.min.js", "the diagram library")],
     ["/vendor/elk-api.js", vendorAsset("elk-api.js", "elkjs/lib/elk-api.js", "the layout library")],
     ["/vendor/elk-worker.min.js", vendorAsset("elk-worker.min.js", "elkjs/lib/elk-worker.min.js", "the layout library")],
     ["/chart-graph.js", page("chart-graph.js", "text/javascript; charset=utf-8")],

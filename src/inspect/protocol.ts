@@ -152,6 +152,8 @@ export type ServerMessage =
       instance: string;
       /** How many records follow at once: the page shows them as one update. */
       replay: number;
+      /** The origins of browser apps allowed to connect (`allowOrigins`). */
+      allowOrigins: string[];
     }
   | { type: "record"; record: InspectorRecord };
 

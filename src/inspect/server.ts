@@ -178,7 +178,7 @@ export async function startInspector(options: InspectorOptions = {}): Promise<In
             ws.send(text);
           },
         };
-        return hub.addPage(page, { defaultChartId, instance, ...(traceFile ? { traceFile: basename(traceFile) } : {}) });
+        return hub.addPage(page, { defaultChartId, instance, allowOrigins: [...appOrigins], ...(traceFile ? { traceFile: basename(traceFile) } : {}) });
       }
       if (type === "@statecraft.answer") {
         const { id, answer, token } = message as { id?: unknown; answer?: unknown; token?: unknown };

@@ -56,6 +56,7 @@ describe("inspector: browser apps on allowed origins", { timeout: BROWSER_TEST_T
     const { page } = browser;
     await page.goto(inspector.url);
     await expect.poll(() => page.locator("#connection").getAttribute("data-connection"), WAIT).toBe("connected");
+    expect(await page.getByRole("list", { name: "allowed origins" }).locator("li").allTextContents()).toEqual([`http://localhost:${allowed.port}`]);
     const ws = `ws://127.0.0.1:${inspector.port}/?app=shop`;
 
     const app = await browser.context.newPage();

@@ -23,7 +23,7 @@ afterAll(async () => {
 
 const current = () =>
   browser.page.locator('#chart [data-state][aria-current="true"]').evaluateAll((els) => els.map((e) => e.getAttribute("data-state")!).sort());
-const problems = () => browser.page.locator("#problems p").allTextContents();
+const problems = () => browser.page.getByRole("list", { name: "problems" }).locator("li").allTextContents();
 const chartOf = async (machineId: string) => {
   await expect.poll(() => browser.page.locator("#chart-name").textContent(), WAIT).toBe(machineId);
   await expect.poll(() => browser.page.locator("#chart").getAttribute("data-layout"), WAIT).toBe("done");

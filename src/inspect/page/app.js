@@ -1133,11 +1133,10 @@ function renderProblems() {
   if (model.problems.length === rendered.problems) return;
   rendered.problems = model.problems.length;
   box.hidden = model.problems.length === 0;
-  const last = model.problems.slice(-5);
-  box.replaceChildren(
-    textElement("strong", `${model.problems.length} problem${model.problems.length === 1 ? "" : "s"}`),
-    ...last.map((p) => textElement("p", `${formatTime(p.time)} ${p.message}`)),
-  );
+  const list = document.createElement("ul");
+  list.setAttribute("aria-label", "problems");
+  list.append(...model.problems.slice(-5).map((p) => textElement("li", `${formatTime(p.time)} ${p.message}`)));
+  box.replaceChildren(textElement("strong", `${model.problems.length} problem${model.problems.length === 1 ? "" : "s"}${model.problems.length > 5 ? " (the last 5)" : ""}`), list);
 }
 
 // ---------------------------------------------------------------- helpers
@@ -1211,6 +1210,12 @@ function connect() {
       rendered.problems = -1;
       model.defaultChartId = data.defaultChartId;
       model.traceFileName = data.traceFile;
+      model.events = [];
+      model.selectedEvent = undefined;
+      const origins = Array.isArray(data.allowOrigins) ? data.allowOrigins : [];
+      const allowed = $("allowed-origins");
+      allowed.hidden = origins.length === 0;
+      allowed.replaceChildren(...origins.map((o) => textElement("li", o)));
       answering = undefined;
       // Reconnected to another inspector on the same port: this page holds the previous one's token.
       if (!staleToken && serverInstance !== undefined && data.instance !== serverInstance) {
