@@ -69,6 +69,9 @@ describe("inspector: every statechart shape drawn right (ELK layout)", { timeout
     for (const [child, parent] of [["l1", "left"], ["l2", "left"], ["r1", "right"], ["r2", "right"]]) expect(await inside(child, parent), `${child} in ${parent}`).toBe(true);
     expect(await inside("left", "right")).toBe(false);
     expect(await inside("right", "left")).toBe(false);
+    // At l2 (the last step), the events it accepts: UP and AWAY leave it; nothing else does.
+    const enabled = await browser.page.locator("#chart path[data-edge][data-enabled]").evaluateAll((els) => els.map((e) => `${e.getAttribute("data-from")}>${e.getAttribute("data-to")}`).sort());
+    expect(enabled).toEqual(["l2>left", "l2>right"]);
     for (const [from, to] of [["l1", "r2"], ["l2", "left"], ["l2", "right"], ["r1", "l2"], ["r2", "l1"]]) {
       expect(await browser.page.locator(`#chart path[data-edge][data-from="${from}"][data-to="${to}"]`).count(), `${from}>${to}`).toBe(1);
     }
@@ -94,6 +97,9 @@ describe("inspector: every statechart shape drawn right (ELK layout)", { timeout
     expect(await page.locator('#chart [data-state="deepHist"]').textContent()).toBe("H*");
     expect(await page.locator('#chart [data-state="saved"]').getAttribute("data-state-type")).toBe("final");
     expect(await page.locator('#chart [data-state="saved"] rect.final-inner').count()).toBe(1);
+    // In paused + saved: PLAY (audio) and POWER (the parallel state's own) are accepted; nothing of screen's.
+    const enabled = await page.locator("#chart path[data-edge][data-enabled]").evaluateAll((els) => els.map((e) => `${e.getAttribute("data-from")}>${e.getAttribute("data-to")}`).sort());
+    expect(enabled).toEqual(["on>off", "paused>playing"]);
     await screenshot(page, "shape-parallel-history");
     actor.stop();
   });

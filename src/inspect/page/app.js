@@ -709,6 +709,14 @@ function paintChart(s, view) {
     }
     for (const state of statesOf(view, s.entries[index].names)) current.add(state.name);
   }
+  // The events the current states accept: arrows leaving them, an ancestor, or an "any state" node above them.
+  const sources = new Set();
+  for (const name of current) {
+    const state = view.byName.get(name);
+    for (const a of state ? view.chain(state) : []) sources.add(a.name).add(`${a.name}.*`);
+  }
+  if (current.size) sources.add("*");
+  const enabled = new Set(view.chart.edges.filter((e) => sources.has(e.from) && (e.kind === "event" || e.kind === "after")).map((e) => String(e.arrow)));
   for (const el of host.querySelectorAll("[data-state]")) {
     const name = el.getAttribute("data-state");
     if (current.has(name)) el.setAttribute("aria-current", "true");
@@ -720,6 +728,8 @@ function paintChart(s, view) {
     const index = el.getAttribute("data-edge") ?? el.getAttribute("data-edge-label");
     if (taken.has(index)) el.setAttribute("data-taken", "");
     else el.removeAttribute("data-taken");
+    if (enabled.has(index)) el.setAttribute("data-enabled", "");
+    else el.removeAttribute("data-enabled");
   }
   revealCurrent();
 }
