@@ -469,7 +469,7 @@ function addProblem(message, time, origin = "page") {
 
 // ---------------------------------------------------------------- rendering
 
-const rendered = { chartId: undefined, chartToken: 0, timelineKey: undefined, timelineCount: 0, paintedKey: undefined, problems: 0, sessionsVersion: "" };
+const rendered = { chartId: undefined, chartToken: 0, timelineKey: undefined, timelineWindow: undefined, paintedKey: undefined, problems: 0, sessionsVersion: "" };
 let renderQueued = false;
 
 function scheduleRender() {
@@ -513,10 +513,13 @@ function renderEvents(s) {
   }
   const sequence = sequenceOf(s, model.sessions, model.events);
   pane.hidden = false;
-  const key = `${sequence.root.key}|${sequence.lifelines.map((l) => l.id).join(",")}|${sequence.events.length}|${model.selectedEvent}`;
+  const host = $("sequence");
+  // The rows drawn depend on where the list is scrolled to: a scroll redraws them (see start()).
+  const first = Math.floor(host.scrollTop / 26);
+  const key = `${sequence.root.key}|${sequence.lifelines.map((l) => l.id).join(",")}|${sequence.events.length}|${model.selectedEvent}|${first}`;
   if (shownSequence.key === key) return;
   shownSequence.key = key;
-  renderSequence($("sequence"), sequence, model.selectedEvent, (order) => {
+  renderSequence(host, sequence, model.selectedEvent, (order) => {
     model.selectedEvent = order;
     scheduleRender();
   });
@@ -699,14 +702,22 @@ function paintChart(s, view) {
   if (rendered.paintedKey === key) return;
   rendered.paintedKey = key;
   const current = new Set();
-  const visited = new Set();
-  const taken = new Set();
+  let visited = new Set();
+  let taken = new Set();
   if (s && index >= 0) {
-    for (let i = 0; i <= index; i++) {
+    // Visited states and arrows taken up to the selection, extended from the last painting when it moved forward
+    // (a live actor's steps only add to them): a long run costs its new steps per frame, not all of them.
+    let cache = s.paintCache;
+    if (!cache || cache.chartId !== view.chartId || cache.index > index) cache = { chartId: view.chartId, index: -1, visited: new Set(), taken: new Set() };
+    for (let i = cache.index + 1; i <= index; i++) {
       const entry = s.entries[i];
-      for (const state of statesOf(view, entry.names)) for (const a of view.chain(state)) visited.add(a.name);
-      for (const e of entry.edges) taken.add(String(view.chart.edges[e].arrow));
+      for (const state of statesOf(view, entry.names)) for (const a of view.chain(state)) cache.visited.add(a.name);
+      for (const e of entry.edges) cache.taken.add(String(view.chart.edges[e].arrow));
     }
+    cache.index = index;
+    s.paintCache = cache;
+    visited = cache.visited;
+    taken = cache.taken;
     for (const state of statesOf(view, s.entries[index].names)) current.add(state.name);
   }
   // The events the current states accept: arrows leaving them, an ancestor, or an "any state" node above them.
@@ -734,6 +745,15 @@ function paintChart(s, view) {
   revealCurrent();
 }
 
+/** Height of a timeline row in px (style.css gives the rows this height): the list is virtualised by it. */
+const ROW_HEIGHT = 22;
+/** Rows drawn above and below the visible ones. */
+const OVERSCAN = 40;
+
+/**
+ * The timeline is virtualised: only the rows in view (and a margin) are in the DOM, between two spacers that keep the
+ * list as tall as all its rows, so thousands of steps cost a few dozen elements.
+ */
 function renderTimeline(s) {
   const list = $("timeline");
   const scrubber = $("scrubber");
@@ -745,29 +765,53 @@ function renderTimeline(s) {
     scrubber.value = "0";
     return;
   }
+  const count = s.entries.length;
   if (rendered.timelineKey !== s.key) {
-    list.replaceChildren();
     rendered.timelineKey = s.key;
-    rendered.timelineCount = 0;
+    rendered.timelineWindow = undefined;
   }
-  const start = s.entries[0] ? Date.parse(s.entries[0].time) : NaN;
-  for (let i = rendered.timelineCount; i < s.entries.length; i++) list.append(timelineRow(s, s.entries[i], start));
-  // Entries of a live run keep gaining notes and context: refresh the last row.
-  if (rendered.timelineCount === s.entries.length && s.entries.length) {
-    const last = list.lastElementChild;
-    if (last) last.replaceWith(timelineRow(s, s.entries[s.entries.length - 1], start));
+  // Keep the selected row in view when following (it is the newest) or when the selection moved.
+  const selectedTop = model.selectedIndex * ROW_HEIGHT;
+  const moved = rendered.timelineSelected !== `${s.key}|${model.selectedIndex}`;
+  rendered.timelineSelected = `${s.key}|${model.selectedIndex}`;
+  if ((model.follow || moved) && model.selectedIndex >= 0 && (selectedTop < list.scrollTop || selectedTop + ROW_HEIGHT > list.scrollTop + list.clientHeight)) {
+    list.scrollTop = Math.max(0, selectedTop - list.clientHeight + ROW_HEIGHT);
   }
-  rendered.timelineCount = s.entries.length;
-  for (const row of list.children) {
-    const selected = Number(row.dataset.index) === model.selectedIndex;
-    row.setAttribute("aria-selected", selected ? "true" : "false");
-    if (selected && model.follow) row.scrollIntoView({ block: "nearest" });
-  }
-  scrubber.disabled = s.entries.length === 0;
+  drawTimelineWindow(s);
+  scrubber.disabled = count === 0;
   scrubber.min = "0";
-  scrubber.max = String(Math.max(0, s.entries.length - 1));
+  scrubber.max = String(Math.max(0, count - 1));
   scrubber.value = String(Math.max(0, model.selectedIndex));
   $("follow").checked = model.follow;
+}
+
+function drawTimelineWindow(s) {
+  const list = $("timeline");
+  const count = s.entries.length;
+  const visible = Math.max(1, Math.ceil((list.clientHeight || 400) / ROW_HEIGHT));
+  const first = Math.max(0, Math.floor(list.scrollTop / ROW_HEIGHT) - OVERSCAN);
+  const last = Math.min(count, first + visible + 2 * OVERSCAN);
+  // The last row of a live session keeps gaining notes: it is drawn afresh while in the window.
+  const key = `${s.key}|${first}|${last}|${count}|${model.selectedIndex}|${last === count ? s.version : ""}`;
+  if (rendered.timelineWindow === key) return;
+  rendered.timelineWindow = key;
+  const start = s.entries[0] ? Date.parse(s.entries[0].time) : NaN;
+  const spacer = (rows) => {
+    const li = document.createElement("li");
+    li.setAttribute("role", "presentation");
+    li.className = "spacer";
+    li.style.height = `${rows * ROW_HEIGHT}px`;
+    return li;
+  };
+  const rows = [];
+  for (let i = first; i < last; i++) {
+    const row = timelineRow(s, s.entries[i], start);
+    row.setAttribute("aria-selected", i === model.selectedIndex ? "true" : "false");
+    row.setAttribute("aria-setsize", String(count));
+    row.setAttribute("aria-posinset", String(i + 1));
+    rows.push(row);
+  }
+  list.replaceChildren(spacer(first), ...rows, spacer(count - last));
 }
 
 function timelineRow(s, entry, start) {
@@ -1274,6 +1318,11 @@ function start() {
   $("follow").addEventListener("change", (e) => {
     model.follow = e.target.checked;
     scheduleRender();
+  });
+  $("sequence").addEventListener("scroll", () => scheduleRender());
+  $("timeline").addEventListener("scroll", () => {
+    const s = model.sessions.get(model.selectedKey);
+    if (s) drawTimelineWindow(s);
   });
   $("timeline").addEventListener("keydown", (e) => {
     if (e.key === "ArrowDown" || e.key === "ArrowRight") selectIndex(model.selectedIndex + 1, true);

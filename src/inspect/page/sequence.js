@@ -69,7 +69,13 @@ function svgEl(tag, attrs) {
   return node;
 }
 
-/** Draws the view into `host`: a header of lifelines and a listbox of events, each row an arrow between them. */
+/** Rows drawn above and below the visible ones: the list is virtualised (only those rows are in the DOM). */
+const OVERSCAN = 30;
+
+/**
+ * Draws the view into `host` (the scrolling box): a header of lifelines and a listbox of events, each row an arrow
+ * between them. Only the rows in view and a margin are drawn, between spacers as tall as the rest.
+ */
 export function renderSequence(host, sequence, selectedOrder, onSelect) {
   const column = new Map(sequence.lifelines.map((l, i) => [l.id, i]));
   const width = Math.max(1, sequence.lifelines.length) * COLUMN;
@@ -89,12 +95,26 @@ export function renderSequence(host, sequence, selectedOrder, onSelect) {
   list.setAttribute("aria-label", "events");
   list.tabIndex = 0;
   list.style.width = `${width}px`;
-  for (const e of sequence.events) {
+  const count = sequence.events.length;
+  const visible = Math.max(1, Math.ceil((host.clientHeight || 400) / ROW));
+  const first = Math.max(0, Math.floor(host.scrollTop / ROW) - OVERSCAN);
+  const last = Math.min(count, first + visible + 2 * OVERSCAN);
+  const spacer = (rows) => {
+    const li = document.createElement("li");
+    li.setAttribute("role", "presentation");
+    li.style.height = `${rows * ROW}px`;
+    return li;
+  };
+  list.append(spacer(first));
+  for (let index = first; index < last; index++) {
+    const e = sequence.events[index];
     const from = column.get(e.source !== undefined && column.has(e.source) ? e.source : OUTSIDE) ?? 0;
     const to = column.get(e.target) ?? 0;
     const li = document.createElement("li");
     li.setAttribute("role", "option");
     li.setAttribute("aria-selected", e.order === selectedOrder ? "true" : "false");
+    li.setAttribute("aria-setsize", String(count));
+    li.setAttribute("aria-posinset", String(index + 1));
     li.dataset.order = String(e.order);
     li.dataset.type = e.type;
     li.dataset.from = e.source ?? OUTSIDE;
@@ -115,12 +135,15 @@ export function renderSequence(host, sequence, selectedOrder, onSelect) {
     li.addEventListener("click", () => onSelect(e.order));
     list.append(li);
   }
+  list.append(spacer(count - last));
   const defs = svgEl("svg", { width: 0, height: 0, "aria-hidden": "true" });
   const marker = svgEl("marker", { id: "seq-head", viewBox: "0 0 10 10", refX: 9, refY: 5, markerWidth: 6, markerHeight: 6, orient: "auto" });
   marker.append(svgEl("path", { d: "M0,0 L10,5 L0,10 z" }));
   const d = svgEl("defs", {});
   d.append(marker);
   defs.append(d);
+  const scroll = host.scrollTop;
   host.replaceChildren(defs, header, list);
-  return list;
+  host.scrollTop = scroll;
+  return { first, last };
 }
