@@ -48,6 +48,7 @@ export function inspectorAssets(): Map<string, Asset> {
     ["/vendor/elk-api.js", vendorAsset("elk-api.js", "elkjs/lib/elk-api.js", "the layout library")],
     ["/vendor/elk-worker.min.js", vendorAsset("elk-worker.min.js", "elkjs/lib/elk-worker.min.js", "the layout library")],
     ["/chart-graph.js", page("chart-graph.js", "text/javascript; charset=utf-8")],
+    ["/chart-model.js", page("chart-model.js", "text/javascript; charset=utf-8")],
     ["/chart-svg.js", page("chart-svg.js", "text/javascript; charset=utf-8")],
     ["/sequence.js", page("sequence.js", "text/javascript; charset=utf-8")],
   ]);
