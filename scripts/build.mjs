@@ -19,12 +19,14 @@ for (const assets of ["demo/sample", "demo/scenario.json", "inspect/page"]) {
   const from = join(root, "src", assets);
   if (existsSync(from)) cpSync(from, join(root, "dist", assets), { recursive: true });
 }
-// The inspector's diagram library, vendored next to its page: an installed package has no devDependencies.
-const mermaidDir = dirname(require.resolve("mermaid/package.json"));
+// The inspector's layout library, vendored next to its page: an installed package has no devDependencies.
 const vendor = join(root, "dist", "inspect", "page", "vendor");
 mkdirSync(vendor, { recursive: true });
-cpSync(join(mermaidDir, "dist", "mermaid.min.js"), join(vendor, "mermaid.min.js"));
-cpSync(join(mermaidDir, "LICENSE"), join(vendor, "mermaid.LICENSE"));
+// ELK lays the charts out (compound graphs, in a worker): its API and its worker script, with its licence.
+const elkDir = dirname(require.resolve("elkjs/package.json"));
+cpSync(join(elkDir, "lib", "elk-api.js"), join(vendor, "elk-api.js"));
+cpSync(join(elkDir, "lib", "elk-worker.min.js"), join(vendor, "elk-worker.min.js"));
+cpSync(join(elkDir, "LICENSE.md"), join(vendor, "elk.LICENSE.md"));
 
 const cli = join(root, "dist", "cli", "main.js");
 if (existsSync(cli)) chmodSync(cli, 0o755);

@@ -13,17 +13,23 @@ export interface Asset {
 const pageDir = fileURLToPath(new URL("./page/", import.meta.url));
 
 /**
- * Mermaid is vendored: copied next to the page by the build, or taken from the installed `mermaid` package.
- * Either way it is served from the inspector itself, never from a CDN.
+ * Libraries are vendored: copied next to the page by the build, or taken from the installed package (`module`, a
+ * path inside it). Either way they are served from the inspector itself, never from a CDN.
  */
-function mermaidFile(): string | undefined {
-  const vendored = `${pageDir}vendor/mermaid.min.js`;
+function vendorFile(name: string, module: string): string | undefined {
+  const vendored = `${pageDir}vendor/${name}`;
   if (existsSync(vendored)) return vendored;
   try {
-    return createRequire(import.meta.url).resolve("mermaid/dist/mermaid.min.js");
+    return createRequire(import.meta.url).resolve(module);
   } catch {
     return undefined;
   }
+}
+
+function vendorAsset(name: string, module: string, what: string): Asset {
+  const file = vendorFile(name, module);
+  const pkg = module.split("/")[0];
+  return { file, type: "text/javascript; charset=utf-8", ...(file ? {} : { missing: `${what} (${pkg}) is not installed: run \`npm install\` in the statecraft package` }) };
 }
 
 /**
@@ -32,20 +38,18 @@ function mermaidFile(): string | undefined {
  */
 export function inspectorAssets(): Map<string, Asset> {
   const page = (name: string, type: string): Asset => ({ file: `${pageDir}${name}`, type });
-  const mermaid = mermaidFile();
   const index = page("index.html", "text/html; charset=utf-8");
   return new Map<string, Asset>([
     ["/", index],
     ["/index.html", index],
     ["/app.js", page("app.js", "text/javascript; charset=utf-8")],
+    ["/actor-tree.js", page("actor-tree.js", "text/javascript; charset=utf-8")],
     ["/style.css", page("style.css", "text/css; charset=utf-8")],
-    [
-      "/vendor/mermaid.min.js",
-      {
-        file: mermaid,
-        type: "text/javascript; charset=utf-8",
-        ...(mermaid ? {} : { missing: "the diagram library (mermaid) is not installed: run `npm install` in the statecraft package" }),
-      },
-    ],
+    ["/vendor/elk-api.js", vendorAsset("elk-api.js", "elkjs/lib/elk-api.js", "the layout library")],
+    ["/vendor/elk-worker.min.js", vendorAsset("elk-worker.min.js", "elkjs/lib/elk-worker.min.js", "the layout library")],
+    ["/chart-graph.js", page("chart-graph.js", "text/javascript; charset=utf-8")],
+    ["/chart-model.js", page("chart-model.js", "text/javascript; charset=utf-8")],
+    ["/chart-svg.js", page("chart-svg.js", "text/javascript; charset=utf-8")],
+    ["/sequence.js", page("sequence.js", "text/javascript; charset=utf-8")],
   ]);
 }

@@ -1,5 +1,6 @@
 import { createMachine, type AnyStateMachine, type AnyStateNode } from "xstate";
 import { AgentError } from "../errors/agent-error.js";
+import { sanitizeDefinition } from "./definition.js";
 
 /** A state of the machine as the inspector draws it. */
 export interface ChartState {
@@ -12,6 +13,14 @@ export interface ChartState {
   type: "atomic" | "compound" | "parallel" | "final" | "history";
   /** The chart id of the enclosing compound or parallel state; absent for top-level states. */
   parent?: string;
+  /** A history state's kind: drawn `H` (shallow) or `H*` (deep). */
+  history?: "shallow" | "deep";
+  /** The state's `description`. */
+  description?: string;
+  /** The actors it invokes, by `src` (or id). */
+  invokes?: string[];
+  /** Its targetless transitions (they run actions and stay): their titles, listed on the state. */
+  internal?: string[];
 }
 
 /** Where an arrow of the diagram comes from. */
@@ -80,6 +89,10 @@ export interface MachineChart {
   guards: string[];
   /** `stateDiagram-v2` text: render it with Mermaid. */
   mermaid: string;
+  /** The machine's own targetless transitions (root `on` that runs actions only), by title. */
+  internal: string[];
+  /** Where a definition sent by a client was cut by its serialization depth limit (absent when whole). */
+  cut?: string[];
 }
 
 /**
@@ -112,33 +125,12 @@ export function chartFromDefinition(definition: string | Record<string, unknown>
   }
   try {
     // XState resolves targets lazily: a definition's errors surface while its chart is walked.
-    return machineChart(createMachine(sanitizeConfig(config as Record<string, unknown>) as never));
+    const { config: shape, cut } = sanitizeDefinition(config as Record<string, unknown>);
+    const chart = machineChart(createMachine(shape as never));
+    return cut.length > 0 ? { ...chart, cut } : chart;
   } catch (error) {
     throw new AgentError("INVALID_OPTIONS", `the machine definition cannot be read as an XState v5 machine: ${(error as Error).message}`, { cause: error });
   }
-}
-
-/**
- * A serialized config keeps only data: functions became `{ type: name }` objects and deep parts may have been cut to
- * strings by the sender's depth limit. Those are dropped where XState would try to use them as something else.
- */
-function sanitizeConfig(node: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = { ...node };
-  // The context of a definition is the sender's data, irrelevant to the shape and possibly cut by the depth limit.
-  delete out.context;
-  if (out.states !== undefined) {
-    if (out.states && typeof out.states === "object" && !Array.isArray(out.states)) {
-      out.states = Object.fromEntries(
-        Object.entries(out.states as Record<string, unknown>).map(([key, child]) => [
-          key,
-          child && typeof child === "object" && !Array.isArray(child) ? sanitizeConfig(child as Record<string, unknown>) : {},
-        ]),
-      );
-    } else {
-      delete out.states;
-    }
-  }
-  return out;
 }
 
 class ChartBuilder {
@@ -164,6 +156,7 @@ class ChartBuilder {
       arrows: this.arrowCount,
       guards: this.guards,
       mermaid: this.lines.join("\n") + "\n",
+      internal: this.internalOf(this.root),
     };
   }
 
@@ -187,7 +180,13 @@ class ChartBuilder {
         path: [...n.path],
         type: n.type,
         ...(parentNode ? { parent: parentNode.id } : {}),
+        ...(n.type === "history" ? { history: n.history === "deep" ? ("deep" as const) : ("shallow" as const) } : {}),
+        ...(typeof n.description === "string" && n.description ? { description: n.description } : {}),
       };
+      const invokes = n.invoke.map((i) => (typeof i.src === "string" ? i.src : i.id));
+      if (invokes.length) state.invokes = invokes;
+      const internal = this.internalOf(n);
+      if (internal.length) state.internal = internal;
       this.states.push(state);
       this.byNode.set(n, state);
     }
@@ -226,13 +225,24 @@ class ChartBuilder {
     }
   }
 
+  /** The titles of a node's targetless transitions. */
+  private internalOf(node: AnyStateNode): string[] {
+    return this.transitionsOf(node)
+      .filter((t) => !t.target || t.target.length === 0)
+      .map((t) => {
+        const kind = edgeKind(t.eventType, node);
+        const guard = t.guard === undefined ? "" : ` [${guardText(t.guard)}]`;
+        return `${edgeTitle(kind, t.eventType, t.delay, node)}${guard}`;
+      });
+  }
+
   private transitionsOf(node: AnyStateNode): TransitionLike[] {
     return [...[...node.transitions.values()].flat(), ...(node.always ?? [])] as TransitionLike[];
   }
 
   /** Whether some transition of `node` leads into `node` itself (the machine's own transitions always do). */
   private targetsOwnInside(node: AnyStateNode): boolean {
-    return this.transitionsOf(node).some((t) => (t.target ?? []).some((target) => node === this.root || isDescendant(target, node)));
+    return this.transitionsOf(node).some((t) => (t.target ?? []).some((target) => node === this.root || isInside(target, node)));
   }
 
   private emitTransitions(node: AnyStateNode, indent: string): void {
@@ -243,7 +253,8 @@ class ChartBuilder {
       for (const target of t.target) {
         const to = this.byNode.get(target);
         if (!to) continue;
-        const inside = node === this.root || isDescendant(target, node);
+        // Into its own inside: from its "any state" node. To itself (self re-entry): a loop on its own box.
+        const inside = node === this.root || isInside(target, node);
         const from = inside ? this.anyOf.get(node)! : this.byNode.get(node)!;
         const guard = t.guard === undefined ? undefined : guardText(t.guard);
         if (guard !== undefined && !this.guards.includes(guard)) this.guards.push(guard);
@@ -294,9 +305,10 @@ interface TransitionLike {
   delay?: number | string;
 }
 
-function isDescendant(node: AnyStateNode, ancestor: AnyStateNode): boolean {
+/** Whether `node` is strictly inside `ancestor` (not `ancestor` itself). */
+function isInside(node: AnyStateNode, ancestor: AnyStateNode): boolean {
   for (let n = node.parent; n; n = n.parent) if (n === ancestor) return true;
-  return node === ancestor;
+  return false;
 }
 
 /** `<work>.done` / `<work>.error`: how a long-lived actor (statecraft's effects actor) says a piece of work ended. */

@@ -131,6 +131,12 @@ export class InspectorHub {
     try {
       const chart = chartFromDefinition(definition);
       id = chart.states.length > 0 ? this.addChart(chart) : null;
+      if (chart.cut) {
+        const where = chart.cut.slice(0, 3).join(", ") + (chart.cut.length > 3 ? ` and ${chart.cut.length - 3} more` : "");
+        this.problem(
+          `the definition of actor ${actorName} arrived cut by the client's serialization depth limit (at ${where}): what was cut is not drawn; pass createWebSocketInspector({ url, serializationDepthLimit: 100 }) to send it whole`,
+        );
+      }
     } catch (error) {
       this.problem(`the definition of actor ${actorName} could not be drawn: ${(error as Error).message}`);
     }
@@ -272,6 +278,8 @@ function metaOf(record: InspectorRecord): RecordMeta {
       return { owner: `actor:${record.sessionId}`, ends: FINAL_STATUS.has(record.snapshot.status ?? "") };
     case "event":
       return { owner: `actor:${record.sessionId}` };
+    case "actor_end":
+      return { owner: `actor:${record.sessionId}`, ends: true };
     case "run":
       return { owner: `run:${record.sessionId}`, first: true };
     case "run_end":

@@ -77,12 +77,35 @@ export type InspectorRecord =
       rootId?: string;
       /** Where it came from: `process` (this process's `inspect`) or `socket` (a WebSocket client). */
       origin: "process" | "socket";
+      /** Which app it belongs to, for the picker: `this process`, `client N`, or the name a client gave (`?app=NAME`). */
+      app?: string;
+      /** Its system id (`createActor(logic, { systemId })`, `spawn(logic, { systemId })`), when it has one. */
+      systemId?: string;
       snapshot: ActorSnapshot;
     }
   /** An actor's snapshot: after a macrostep, or after a microstep (then with the transitions taken). */
-  | { kind: "snapshot"; time: string; sessionId: string; event: Json; snapshot: ActorSnapshot; transitions?: TakenTransition[] }
+  | {
+      kind: "snapshot";
+      time: string;
+      sessionId: string;
+      event: Json;
+      snapshot: ActorSnapshot;
+      transitions?: TakenTransition[];
+      /** The `eventId` of the event record this step handled (in-process actors only). */
+      eventId?: number;
+    }
+  /** An actor will report no more: its WebSocket client's connection closed before it ended. */
+  | { kind: "actor_end"; time: string; sessionId: string; reason: string }
   /** An event sent to an actor. */
-  | { kind: "event"; time: string; sessionId: string; event: Json; sourceId?: string }
+  | {
+      kind: "event";
+      time: string;
+      sessionId: string;
+      event: Json;
+      sourceId?: string;
+      /** A number for the event, in-process: the steps it caused carry it too (`snapshot.eventId`). */
+      eventId?: number;
+    }
   /** An agent run started being inspected. */
   | { kind: "run"; time: string; sessionId: string; chartId: string; input?: string; parentSession?: string }
   /**
@@ -129,6 +152,8 @@ export type ServerMessage =
       instance: string;
       /** How many records follow at once: the page shows them as one update. */
       replay: number;
+      /** The origins of browser apps allowed to connect (`allowOrigins`). */
+      allowOrigins: string[];
     }
   | { type: "record"; record: InspectorRecord };
 

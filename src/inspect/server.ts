@@ -13,6 +13,7 @@ import { isStateMachine, processInspector, socketIngest, type InspectObserver } 
 import { inspectorAssets, type Asset } from "./assets.js";
 import { InspectorHub, type PageConnection } from "./hub.js";
 import { DEFAULT_MAX_BYTES } from "./record-store.js";
+import { checkAllowOrigins } from "./origins.js";
 import { isStatelyInspectionEvent } from "./protocol.js";
 import { createInspectedRun, type InspectedRun, type RunInfo } from "./run.js";
 import { sendTrace } from "./trace-file.js";
@@ -31,6 +32,11 @@ export interface InspectorOptions {
    * of ended actors and runs are dropped first, then the oldest of live ones (a problem line says so).
    */
   maxBytes?: number;
+  /**
+   * Origins of browser apps (a dev server such as `http://localhost:5173`) whose pages may connect to the WebSocket and
+   * send `@statelyai/inspect` events. They may only send those: they are not sent the records and cannot answer.
+   */
+  allowOrigins?: string[];
 }
 
 /** A running inspector: a page on 127.0.0.1 that shows agent runs, trace files and any XState v5 actor. */
@@ -79,6 +85,7 @@ export async function startInspector(options: InspectorOptions = {}): Promise<In
     throw new AgentError("INVALID_OPTIONS", "inspector `machine` must be an XState v5 state machine (from createMachine or setup().createMachine)");
   }
   const machine = options.machine ?? engineMachine;
+  const appOrigins = new Set(checkAllowOrigins(options.allowOrigins));
 
   const hub = new InspectorHub(permissionGraceMs, maxBytes);
   // Only the page this server serves has it (in its HTML); an answer to a permission request must carry it.
@@ -127,8 +134,8 @@ export async function startInspector(options: InspectorOptions = {}): Promise<In
   const wss = new WebSocketServer({ noServer: true, maxPayload: 32 * 1024 * 1024 });
   server.on("upgrade", (req, socket, head) => {
     const origin = req.headers.origin;
-    // Node clients (@statelyai/inspect's) send no Origin; a browser always does, and only our own page may connect.
-    if (!allowedHosts().has(req.headers.host ?? "") || (origin !== undefined && !allowedOrigins().has(origin))) {
+    // Node clients (@statelyai/inspect's) send no Origin; a browser always does: our own page, or an allowed app's.
+    if (!allowedHosts().has(req.headers.host ?? "") || (origin !== undefined && !allowedOrigins().has(origin) && !appOrigins.has(origin))) {
       socket.end("HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Length: 0\r\n\r\n");
       return;
     }
@@ -136,8 +143,11 @@ export async function startInspector(options: InspectorOptions = {}): Promise<In
   });
 
   let clients = 0;
-  wss.on("connection", (ws: WebSocket) => {
+  wss.on("connection", (ws: WebSocket, req: http.IncomingMessage) => {
     const client = ++clients;
+    // A browser app of an allowed origin: it sends inspection events, and is never a page.
+    const appOrigin = req.headers.origin !== undefined && !allowedOrigins().has(req.headers.origin) ? req.headers.origin : undefined;
+    const app = clientApp(req.url, client, appOrigin);
     let page: PageConnection | undefined;
     let ingest: ReturnType<typeof socketIngest> | undefined;
     ws.on("message", (data: RawData, isBinary: boolean) => {
@@ -149,11 +159,12 @@ export async function startInspector(options: InspectorOptions = {}): Promise<In
         return hub.problem(`WebSocket client ${client} sent a message that is not JSON: ${data.toString().slice(0, 120)}`);
       }
       if (isStatelyInspectionEvent(message)) {
-        ingest ??= socketIngest(hub, client);
-        return ingest(message);
+        ingest ??= socketIngest(hub, client, app);
+        return ingest.ingest(message);
       }
       const type = message && typeof message === "object" ? (message as { type?: unknown }).type : undefined;
       if (type === "@statecraft.hello") {
+        if (appOrigin) return hub.problem(`WebSocket client ${client} (${appOrigin}) asked to be a page; apps of allowed origins only send inspection events, the records go to the inspector's own page`);
         if (page) return;
         page = {
           send: (text) => {
@@ -167,7 +178,7 @@ export async function startInspector(options: InspectorOptions = {}): Promise<In
             ws.send(text);
           },
         };
-        return hub.addPage(page, { defaultChartId, instance, ...(traceFile ? { traceFile: basename(traceFile) } : {}) });
+        return hub.addPage(page, { defaultChartId, instance, allowOrigins: [...appOrigins], ...(traceFile ? { traceFile: basename(traceFile) } : {}) });
       }
       if (type === "@statecraft.answer") {
         const { id, answer, token } = message as { id?: unknown; answer?: unknown; token?: unknown };
@@ -188,6 +199,8 @@ export async function startInspector(options: InspectorOptions = {}): Promise<In
     });
     ws.on("close", () => {
       if (page) hub.removePage(page);
+      // Its actors report nothing more: they are ended, not "live" for ever.
+      ingest?.end();
     });
     ws.on("error", () => {
       // A broken connection closes; "close" above does the bookkeeping.
@@ -257,6 +270,22 @@ export async function startInspector(options: InspectorOptions = {}): Promise<In
       return closing;
     },
   };
+}
+
+/**
+ * The name a WebSocket client goes by in the picker: the `app` it gives in its URL (`ws://127.0.0.1:PORT/?app=shop`),
+ * kept to 60 plain characters, else `client N`.
+ */
+function clientApp(url: string | undefined, client: number, origin?: string): string {
+  let given: string | null = null;
+  try {
+    given = new URL(url ?? "/", "http://127.0.0.1").searchParams.get("app");
+  } catch {
+    given = null;
+  }
+  const name = (given ?? "").replace(/[^\p{L}\p{N} ._:@/-]/gu, "").trim().slice(0, 60);
+  const who = origin ? `client ${client}, ${origin}` : `client ${client}`;
+  return name ? `${name} (${who})` : origin ? `${origin} (client ${client})` : who;
 }
 
 /**

@@ -50,6 +50,26 @@ describe("statecraft inspect", { timeout: 60_000 }, () => {
     }
   });
 
+  it("--allow-origin (repeatable) lets browser apps of those origins connect, and no other; a bad origin is a usage error", async () => {
+    const dir = workspace();
+    for (const [origin, message] of [["localhost:5173", "not an http or https origin"], ["http://localhost:5173/app", "more than an origin"], ["*", "wildcard"]]) {
+      const bad = await runCli(["inspect", "--allow-origin", origin], { cwd: dir });
+      expect(bad.code, origin).toBe(2);
+      expect(bad.stderr, origin).toContain(`--allow-origin: ${origin}`);
+      expect(bad.stderr, origin).toContain(message);
+    }
+    const cli = startCli(["inspect", "--allow-origin", "http://localhost:5173", "--allow-origin", "http://localhost:3000"], { cwd: dir });
+    try {
+      await cli.waitFor(/inspector: http:\/\/127\.0\.0\.1:\d+\/\n/);
+      const port = Number(cli.stdout.match(/127\.0\.0\.1:(\d+)/)![1]);
+      for (const origin of ["http://localhost:5173", "http://localhost:3000"]) (await connect(port, { origin })).close();
+      await expect(connect(port, { origin: "http://localhost:5174" })).rejects.toThrow("HTTP 403");
+    } finally {
+      cli.child.kill("SIGINT");
+      await cli.done;
+    }
+  });
+
   it("keeps at most --max-bytes of records, and says so when it drops some", async () => {
     const dir = workspace();
     const cli = startCli(["inspect", "--max-bytes", "1MB"], { cwd: dir });

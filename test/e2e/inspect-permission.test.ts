@@ -83,6 +83,29 @@ describe("inspector: answering permission requests from the page", { timeout: BR
     }
   });
 
+  it("a page opened or reloaded while a request waits shows Allow and Deny, both enabled, and its answer counts", async () => {
+    const run = inspector.attach({ sessionId: "perm-run-late" });
+    const waiting = run.requestPermission({ call: { id: "late2", name: "late_tool_2", input: { n: 2 } }, reason: "asked" });
+    const late = await browser.context.newPage();
+    try {
+      await late.goto(inspector.url);
+      const allow = late.getByRole("button", { name: "Allow", exact: true });
+      const deny = late.getByRole("button", { name: "Deny", exact: true });
+      await expect.poll(() => allow.isEnabled(), WAIT).toBe(true);
+      expect(await deny.isEnabled()).toBe(true);
+      await late.reload();
+      await expect.poll(() => late.getByRole("region", { name: "permission request" }).textContent(), WAIT).toContain("late_tool_2");
+      await expect.poll(() => allow.isEnabled(), WAIT).toBe(true);
+      expect(await deny.isVisible()).toBe(true);
+      expect(await deny.isEnabled()).toBe(true);
+      await deny.click();
+      await expect(waiting).resolves.toBe("deny");
+      await expect.poll(() => allow.isVisible(), WAIT).toBe(false);
+    } finally {
+      await late.close();
+    }
+  });
+
   it("shows a 50 000-character command whole, in a box that scrolls, and says to read it all; Allow works", async () => {
     const { page } = browser;
     const run = inspector.attach({ sessionId: "perm-long" });

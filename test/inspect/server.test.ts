@@ -130,7 +130,7 @@ describe("inspector server: what it serves", () => {
     }
   });
 
-  it("serves the page, its script and style, Mermaid and the trace, with a policy that allows nothing from elsewhere", async () => {
+  it("serves the page, its scripts and style, the layout library and the trace, with a policy that allows nothing from elsewhere", async () => {
     const index = await get(inspector.port, "/");
     expect(index.headers["content-type"]).toMatch(/^text\/html/);
     expect(index.body).toContain('aria-label="scrubber"');
@@ -139,9 +139,16 @@ describe("inspector server: what it serves", () => {
     expect(index.headers["content-security-policy"]).toContain(`connect-src 'self' ws://127.0.0.1:${inspector.port} ws://localhost:${inspector.port}`);
     expect((await get(inspector.port, "/app.js")).headers["content-type"]).toMatch(/^text\/javascript/);
     expect((await get(inspector.port, "/style.css")).headers["content-type"]).toMatch(/^text\/css/);
-    const mermaid = await get(inspector.port, "/vendor/mermaid.min.js");
-    expect(mermaid.status).toBe(200);
-    expect(mermaid.body.length).toBeGreaterThan(1_000_000);
+    for (const script of ["/actor-tree.js", "/chart-graph.js", "/chart-model.js", "/chart-svg.js", "/sequence.js", "/vendor/elk-api.js"]) {
+      const asset = await get(inspector.port, script);
+      expect(asset.status, script).toBe(200);
+      expect(asset.headers["content-type"], script).toMatch(/^text\/javascript/);
+    }
+    const worker = await get(inspector.port, "/vendor/elk-worker.min.js");
+    expect(worker.status).toBe(200);
+    expect(worker.body.length).toBeGreaterThan(1_000_000);
+    // The diagram library the page used before ELK is no longer served.
+    expect((await get(inspector.port, "/vendor/mermaid.min.js")).status).toBe(404);
     const trace = await get(inspector.port, "/trace");
     expect(trace.status).toBe(200);
     expect(trace.body).toContain('"sessionId":"s1"');

@@ -6,7 +6,7 @@ import type { CliContext } from "../context.js";
 import { UsageError } from "../usage-error.js";
 
 /** Serves the inspector until SIGINT or SIGTERM, then closes it and exits 0. */
-export async function inspectAction(traceFile: string | undefined, flags: { port?: number; maxBytes?: number; open?: boolean }, context: CliContext): Promise<number> {
+export async function inspectAction(traceFile: string | undefined, flags: { port?: number; maxBytes?: number; allowOrigin?: string[]; open?: boolean }, context: CliContext): Promise<number> {
   const { io } = context;
   let file: string | undefined;
   if (traceFile !== undefined) {
@@ -18,6 +18,7 @@ export async function inspectAction(traceFile: string | undefined, flags: { port
   const inspector = await startInspector({
     ...(flags.port !== undefined ? { port: flags.port } : {}),
     ...(flags.maxBytes !== undefined ? { maxBytes: flags.maxBytes } : {}),
+    ...(flags.allowOrigin && flags.allowOrigin.length > 0 ? { allowOrigins: flags.allowOrigin } : {}),
     ...(file ? { traceFile: file } : {}),
   }).catch((error: Error) => {
     throw new UsageError(error.message);

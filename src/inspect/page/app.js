@@ -1,6 +1,12 @@
 // The statecraft inspector page. Plain ES module, no build step; it talks only to the server that served it
-// (WebSocket on the same host and port, the trace at /trace) and draws charts with the vendored Mermaid.
+// (WebSocket on the same host and port, the trace at /trace) and lays charts out with the vendored ELK.
 // Every piece of run data is put into the page as text (textContent), never as markup.
+
+import { actorLabel, pickerOrder } from "./actor-tree.js";
+import { elkGraph, SIZES } from "./chart-graph.js";
+import { chartView, leafPaths, statesOf, takenEdges } from "./chart-model.js";
+import { chartSvg } from "./chart-svg.js";
+import { aroundEvent, renderSequence, sequenceOf } from "./sequence.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -17,7 +23,14 @@ const model = {
   userPicked: false,
   selectedIndex: -1,
   follow: true,
+  /** Events sent to actors, in order: { order, time, target, source, type, event } (the sequence view). */
+  events: [],
+  /** The order of the event selected in the sequence view. */
+  selectedEvent: undefined,
 };
+
+/** Every record gets the next number as it is applied: entries and events are ordered against each other by it. */
+let recordOrder = 0;
 
 let socket;
 let connected = false;
@@ -29,26 +42,6 @@ let serverInstance;
 let staleToken = false;
 // The server puts its page token in the HTML; answers to permission requests carry it (other clients have none).
 const PAGE_TOKEN = document.querySelector('meta[name="statecraft-token"]')?.getAttribute("content") ?? "";
-
-// ---------------------------------------------------------------- charts
-
-/** A chart with the lookups the page needs: states by id, name and path, each state's chain of ancestors. */
-function chartView(chartId, chart) {
-  const byId = new Map(chart.states.map((s) => [s.id, s]));
-  const byName = new Map(chart.states.map((s) => [s.name, s]));
-  const byPath = new Map(chart.states.map((s) => [s.path.join("."), s]));
-  const chainCache = new Map();
-  const chain = (state) => {
-    let out = chainCache.get(state.id);
-    if (!out) {
-      out = [];
-      for (let s = state; s; s = s.parent ? byId.get(s.parent) : undefined) out.unshift(s);
-      chainCache.set(state.id, out);
-    }
-    return out;
-  };
-  return { chartId, chart, byId, byName, byPath, chain };
-}
 
 // ---------------------------------------------------------------- sessions
 
@@ -86,14 +79,10 @@ function sessionFor(key, kind, id) {
   return session;
 }
 
+/** The chart a session is drawn on: an actor's own (none for actors that are not machines with states), else the default. */
 function viewOf(session) {
+  if (session.kind === "actor") return session.chartId ? model.charts.get(session.chartId) : undefined;
   return model.charts.get(session.chartId ?? model.defaultChartId);
-}
-
-/** The chart states a list of active paths or names stands for. */
-function statesOf(view, names) {
-  if (!view) return [];
-  return names.map((n) => view.byName.get(n) ?? view.byPath.get(n)).filter(Boolean);
 }
 
 /** Appends a transition and works out which arrows of the chart it took. */
@@ -101,96 +90,16 @@ function addEntry(session, entry) {
   const view = viewOf(session);
   const prev = session.entries[session.entries.length - 1];
   entry.index = session.entries.length;
+  entry.order = recordOrder;
   entry.edges = view ? takenEdges(view, prev, entry) : new Set();
   session.entries.push(entry);
   session.version++;
 }
 
-/**
- * The chart's arrows a transition took. Exact when the transitions are known (microsteps of an in-process actor);
- * otherwise the arrows from the previous state (or an ancestor, or an "any state" node) into the state entered,
- * narrowed by the event when it is known, preferring the innermost source as XState does.
- */
-function takenEdges(view, prev, entry) {
-  const edges = view.chart.edges;
-  const out = new Set();
-  const current = statesOf(view, entry.names);
-  const markInitials = (entered) => {
-    for (let j = 0; j + 1 < entered.length; j++) {
-      const e = edges.find((x) => x.kind === "initial" && x.to === entered[j + 1].name);
-      if (e) out.add(e.index);
-    }
-  };
-  if (entry.taken && entry.taken.length) {
-    for (const t of entry.taken) {
-      for (const toPath of t.to) {
-        const to = view.byPath.get(toPath);
-        if (!to) continue;
-        const from = t.from === "" ? undefined : view.byPath.get(t.from);
-        const fromNames = from ? [from.name, `${from.name}.*`] : ["*"];
-        for (const e of edges) {
-          if (fromNames.includes(e.from) && e.to === to.name && e.event === t.event && (t.guard === undefined || e.guard === t.guard)) out.add(e.index);
-        }
-      }
-    }
-    for (const c of current) markInitials(view.chain(c).filter((s) => !prev || !statesOf(view, prev.names).some((p) => view.chain(p).includes(s))));
-    return out;
-  }
-  const previous = prev ? statesOf(view, prev.names) : [];
-  for (const c of current) {
-    const chainC = view.chain(c);
-    if (previous.length === 0) {
-      const root = edges.find((x) => x.kind === "initial" && x.to === chainC[0].name);
-      if (root) out.add(root.index);
-      markInitials(chainC);
-      continue;
-    }
-    for (const p of previous) {
-      const chainP = view.chain(p);
-      let common = 0;
-      while (common < chainC.length && common < chainP.length && chainC[common] === chainP[common]) common++;
-      let entered = chainC.slice(common);
-      if (entered.length === 0) entered = [c];
-      const target = entered[0].name;
-      // Sources from the innermost: the state itself, then each ancestor (and its "any state" node), then the machine.
-      const tiers = [];
-      for (let k = chainP.length - 1; k >= 0; k--) tiers.push([chainP[k].name, `${chainP[k].name}.*`]);
-      tiers.push(["*"]);
-      for (const tier of tiers) {
-        let candidates = edges.filter((e) => e.kind !== "initial" && e.kind !== "final" && tier.includes(e.from) && e.to === target);
-        if (entry.event) {
-          const fitting = candidates.filter((e) => e.kind === "always" || e.event === entry.event);
-          if (fitting.length) candidates = fitting;
-          else continue;
-        }
-        if (candidates.length) {
-          for (const e of candidates) out.add(e.index);
-          break;
-        }
-      }
-      markInitials(entered);
-    }
-  }
-  return out;
-}
-
-/** Active atomic states of a state value, as dotted paths. */
-function leafPaths(value, prefix = "") {
-  if (typeof value === "string") return [prefix + value];
-  if (value && typeof value === "object") {
-    const out = [];
-    for (const [key, child] of Object.entries(value)) {
-      const sub = leafPaths(child, `${prefix}${key}.`);
-      out.push(...(sub.length ? sub : [prefix + key]));
-    }
-    return out;
-  }
-  return [];
-}
-
 // ---------------------------------------------------------------- records from the server
 
 function applyRecord(r) {
+  recordOrder++;
   switch (r.kind) {
     case "chart":
       model.charts.set(r.chartId, chartView(r.chartId, r.chart));
@@ -256,15 +165,31 @@ function applyRecord(r) {
       return;
     }
     case "actor": {
-      if (!r.chartId) return; // not a state machine: nothing to draw
+      // Every actor is listed; one that is not a machine with states (a promise, a callback, a spawner with only
+      // root transitions) has no chart, only its snapshots and events.
       const s = sessionFor(`actor:${r.sessionId}`, "actor", r.sessionId);
-      s.chartId = r.chartId;
+      const chart = r.chartId ? model.charts.get(r.chartId) : undefined;
+      s.chartId = chart && chart.chart.states.length > 0 ? r.chartId : undefined;
       s.name = r.name;
       s.origin = r.origin;
+      s.app = r.app;
+      s.systemId = r.systemId;
       s.parentId = r.parentId;
       s.created = Date.parse(r.time) || Date.now();
-      actorSnapshot(s, { time: r.time, event: { type: "xstate.init" }, snapshot: r.snapshot || {} });
+      // An actor is reported before its first snapshot exists (in-process): then its first step is that snapshot.
+      const snap = r.snapshot || {};
+      if (snap.value !== undefined || snap.context !== undefined || snap.output !== undefined) actorSnapshot(s, { time: r.time, event: { type: "xstate.init" }, snapshot: snap });
+      s.version++;
       autoSelect(s);
+      return;
+    }
+    case "actor_end": {
+      const s = model.sessions.get(`actor:${r.sessionId}`);
+      if (s && !s.ended) {
+        s.ended = true;
+        s.endReason = r.reason;
+        s.version++;
+      }
       return;
     }
     case "snapshot": {
@@ -273,6 +198,8 @@ function applyRecord(r) {
       return;
     }
     case "event": {
+      const type = r.event && typeof r.event.type === "string" ? r.event.type : "(event)";
+      model.events.push({ order: recordOrder, time: r.time, target: r.sessionId, source: r.sourceId, type, event: r.event, eventId: r.eventId });
       const s = model.sessions.get(`actor:${r.sessionId}`);
       if (s) {
         s.notes.push({ at: s.entries.length - 1, time: r.time, kind: "event", event: r.event, sourceId: r.sourceId });
@@ -293,34 +220,35 @@ function applyRecord(r) {
   }
 }
 
-/** A snapshot of an actor: a new transition when its state changed (or a microstep took a transition), else news of its context. */
+/**
+ * A snapshot of an actor: every one it reported is a step of its timeline (a change of context only too, so the
+ * context shown at a step is the context at that step), except one that repeats the step before it exactly.
+ */
 function actorSnapshot(s, r) {
   const snap = r.snapshot || {};
-  const leaves = snap.value !== undefined && snap.value !== null ? leafPaths(snap.value) : undefined;
+  const leaves = snap.value !== undefined && snap.value !== null ? leafPaths(snap.value) : [];
   const last = s.entries[s.entries.length - 1];
-  let fresh;
-  if (r.transitions) fresh = r.transitions.some((t) => t.to.length > 0);
-  else fresh = leaves !== undefined && (!last || last.pathKey !== leaves.join(","));
   if (snap.status === "done" || snap.status === "error" || snap.status === "stopped") s.ended = true;
-  if (fresh && leaves) {
-    const view = viewOf(s);
-    const names = leaves.map((p) => (view && view.byPath.get(p) ? view.byPath.get(p).name : p));
-    addEntry(s, {
-      seq: s.entries.length,
-      time: r.time,
-      names,
-      pathKey: leaves.join(","),
-      details: { event: r.event },
-      context: snap.context,
-      status: snap.status,
-      event: r.event && typeof r.event.type === "string" ? r.event.type : undefined,
-      taken: r.transitions,
-    });
-  } else if (last) {
-    if (snap.context !== undefined) last.context = snap.context;
-    if (snap.status) last.status = snap.status;
+  const signature = JSON.stringify([leaves, snap.context ?? null, snap.status ?? null, snap.output ?? null, snap.error ?? null]);
+  if (last && !r.transitions && last.signature === signature) {
     s.version++;
+    return;
   }
+  const view = viewOf(s);
+  const names = leaves.map((p) => (view && view.byPath.get(p) ? view.byPath.get(p).name : p));
+  addEntry(s, {
+    seq: s.entries.length,
+    time: r.time,
+    names,
+    pathKey: leaves.join(","),
+    signature,
+    details: { event: r.event, ...(snap.output !== undefined ? { output: snap.output } : {}), ...(snap.error !== undefined ? { error: snap.error } : {}) },
+    context: snap.context,
+    status: snap.status,
+    event: r.event && typeof r.event.type === "string" ? r.event.type : undefined,
+    eventId: r.eventId,
+    taken: r.transitions,
+  });
 }
 
 /** Follows the newest live session until the user picks one. */
@@ -441,7 +369,7 @@ function addProblem(message, time, origin = "page") {
 
 // ---------------------------------------------------------------- rendering
 
-const rendered = { chartId: undefined, chartToken: 0, timelineKey: undefined, timelineCount: 0, paintedKey: undefined, problems: 0, sessionsVersion: "" };
+const rendered = { chartId: undefined, chartToken: 0, timelineKey: undefined, timelineWindow: undefined, paintedKey: undefined, problems: 0, sessionsVersion: "" };
 let renderQueued = false;
 
 function scheduleRender() {
@@ -469,6 +397,7 @@ function render() {
   renderCalls(s);
   renderPermission();
   renderProblems();
+  renderEvents(s);
 }
 
 /** " (suspended: waiting on edit_file call_1)" for a session whose run waits on answers, else "". */
@@ -478,7 +407,48 @@ function suspendedLabel(s) {
   return ` (suspended: waiting on ${calls})`;
 }
 
-function sessionLabel(s) {
+// ---------------------------------------------------------------- events between actors
+
+const shownSequence = { key: undefined };
+
+function renderEvents(s) {
+  const pane = $("sequence-pane");
+  if (!s || s.kind !== "actor") {
+    pane.hidden = true;
+    shownSequence.key = undefined;
+    return;
+  }
+  const sequence = sequenceOf(s, model.sessions, model.events);
+  pane.hidden = false;
+  const host = $("sequence");
+  // The rows drawn depend on where the list is scrolled to: a scroll redraws them (see start()).
+  const first = Math.floor(host.scrollTop / 26);
+  const key = `${sequence.root.key}|${sequence.lifelines.map((l) => l.id).join(",")}|${sequence.events.length}|${model.selectedEvent}|${first}`;
+  if (shownSequence.key === key) return;
+  shownSequence.key = key;
+  renderSequence(host, sequence, model.selectedEvent, (order) => {
+    model.selectedEvent = order;
+    scheduleRender();
+  });
+  const detail = $("sequence-detail");
+  const e = sequence.events.find((x) => x.order === model.selectedEvent);
+  if (!e) {
+    detail.replaceChildren(textElement("p", sequence.events.length ? "select an event to see its payload and its target before and after" : "no events between these actors yet", "muted"));
+    return;
+  }
+  const target = model.sessions.get(`actor:${e.target}`);
+  const source = e.source ? model.sessions.get(`actor:${e.source}`) : undefined;
+  const { before, after } = aroundEvent(target, e, model.events);
+  const snap = (entry) => (entry ? { state: entry.names.join(", ") || entry.status, ...(entry.context !== undefined ? { context: entry.context } : {}), ...(entry.status ? { status: entry.status } : {}) } : "none");
+  detail.replaceChildren(
+    textElement("h2", `${e.type}: ${source ? source.name : "outside"} → ${target ? target.name : e.target}`),
+    block("event", e.event),
+    block(`${target ? target.name : "target"} before`, snap(before), "before"),
+    block(`${target ? target.name : "target"} after`, snap(after), "after"),
+  );
+}
+
+function sessionLabel(s, depth = 0) {
   const short = s.id.length > 12 ? s.id.slice(0, 8) : s.id;
   if (s.suspended) {
     const input = s.kind === "run" && s.input ? ` · ${snippet(s.input, 40)}` : "";
@@ -488,21 +458,23 @@ function sessionLabel(s) {
     const input = s.input ? ` · ${snippet(s.input, 40)}` : "";
     return `run ${short}${input}${s.ended ? "" : " (live)"}`;
   }
-  if (s.kind === "actor") return `${s.parentId ? "↳ " : ""}${s.name} · ${s.id}${s.ended ? "" : " (live)"}`;
+  if (s.kind === "actor") return actorLabel(s, depth);
   return `${s.file} · ${short}${s.parentSession ? ` (from ${s.parentSession.slice(0, 8)})` : ""} · ${s.entries.length} states`;
 }
 
 function renderSessions() {
   const select = $("session");
-  const list = [...model.sessions.values()];
-  const signature = list.map((s) => `${s.key}|${sessionLabel(s)}`).join("\n") + `#${model.selectedKey}`;
+  const list = pickerOrder(model.sessions.values());
+  const signature = list.map(({ session: s, depth }) => `${s.key}|${sessionLabel(s, depth)}`).join("\n") + `#${model.selectedKey}`;
   if (signature === rendered.sessionsVersion) return;
   rendered.sessionsVersion = signature;
   select.replaceChildren(
-    ...list.map((s) => {
+    ...list.map(({ session: s, depth }) => {
       const option = document.createElement("option");
       option.value = s.key;
-      option.textContent = sessionLabel(s);
+      option.dataset.depth = String(depth);
+      if (s.kind === "actor" && s.parentId) option.dataset.parent = `actor:${s.parentId}`;
+      option.textContent = sessionLabel(s, depth);
       option.selected = s.key === model.selectedKey;
       return option;
     }),
@@ -511,6 +483,7 @@ function renderSessions() {
 }
 
 async function renderChart(s) {
+  if (s && s.kind === "actor" && !s.chartId) return renderNoChart(s);
   const chartId = s ? (s.chartId ?? model.defaultChartId) : model.defaultChartId;
   const view = model.charts.get(chartId);
   if (!view) return;
@@ -520,27 +493,49 @@ async function renderChart(s) {
     const token = ++rendered.chartToken;
     $("chart-name").textContent = view.chart.machineId;
     const host = $("chart");
-    if (!window.mermaid) {
-      host.replaceChildren(textElement("p", "The diagram library did not load (vendor/mermaid.min.js); the timeline still works.", "problem-text"));
+    if (!window.ELK) {
+      host.replaceChildren(textElement("p", "The layout library did not load (vendor/elk-api.js); the timeline still works.", "problem-text"));
       return;
     }
+    host.dataset.chart = "";
+    host.dataset.layout = "running";
     try {
-      const { svg } = await window.mermaid.render(`chart-${token}`, view.chart.mermaid);
+      const { svg, ms } = await layoutChart(view);
       if (token !== rendered.chartToken) return;
-      host.innerHTML = svg; // Mermaid's own output, from a chart whose labels the server reduced to plain text
-      annotateChart(host.querySelector("svg"), view, `chart-${token}`);
+      host.replaceChildren(svg);
       host.dataset.chart = chartId;
+      host.dataset.layout = "done";
+      host.dataset.layoutMs = String(Math.round(ms));
       applyZoom();
-      // Paint with whatever is selected now (the selection may have moved while Mermaid laid the chart out).
+      // Paint with whatever is selected now (the selection may have moved while ELK laid the chart out).
       rendered.paintedKey = undefined;
       scheduleRender();
       return;
     } catch (error) {
       if (token !== rendered.chartToken) return;
-      host.replaceChildren(textElement("p", `The chart could not be drawn: ${error.message}`, "problem-text"));
+      host.dataset.layout = "failed";
+      const message = `the chart of ${view.chart.machineId} could not be laid out: ${error && error.message ? error.message : String(error)}`;
+      host.replaceChildren(textElement("p", `The chart could not be drawn: ${message}`, "problem-text"));
+      addProblem(message);
+      return;
     }
   }
   paintChart(s, view);
+}
+
+/** An actor with no states to draw (a promise, callback or observable actor, a machine with only root transitions). */
+function renderNoChart(s) {
+  const key = `none:${s.key}`;
+  if (rendered.chartId === key) return;
+  rendered.chartId = key;
+  rendered.paintedKey = undefined;
+  ++rendered.chartToken; // a chart still being laid out for another session must not land here
+  $("chart-name").textContent = s.name || "";
+  const host = $("chart");
+  host.dataset.chart = "";
+  const note = textElement("p", `${s.name || "This actor"} has no states to draw (it is not a state machine, or a machine with no states); its snapshots and events are in the timeline.`, "muted");
+  note.dataset.noChart = s.name || "";
+  host.replaceChildren(note);
 }
 
 /**
@@ -580,47 +575,33 @@ function revealCurrent() {
   }
 }
 
-/** Puts the page's hooks on Mermaid's SVG: data-state on states, data-edge on arrows. */
-function annotateChart(svg, view, renderId) {
-  if (!svg) return;
-  svg.setAttribute("aria-label", `statechart of ${view.chart.machineId}`);
-  const anyById = new Map(view.chart.anyStates.map((a) => [a.id, a]));
-  const pattern = new RegExp(`^${renderId}-state-(.+)-\\d+$`);
-  for (const g of svg.querySelectorAll("g.node, g.cluster, g.statediagram-cluster")) {
-    const match = pattern.exec(g.id);
-    const id = g.getAttribute("data-id") || (match && match[1]);
-    if (!id) continue;
-    const state = view.byId.get(id);
-    if (state) {
-      g.setAttribute("data-state", state.name);
-      g.setAttribute("data-state-type", state.type);
-      g.setAttribute("aria-label", state.name);
-      continue;
+/** ELK runs in a worker (the page stays responsive while a large machine is laid out); layouts are kept per chart. */
+let elk;
+const layouts = new Map();
+
+/** Text widths at the chart's font, for ELK to size nodes and labels. */
+const measureText = (() => {
+  let ctx;
+  return (text) => {
+    if (!ctx) {
+      ctx = document.createElement("canvas").getContext("2d");
+      ctx.font = `${SIZES.font}px ${getComputedStyle(document.body).fontFamily}`;
     }
-    const any = anyById.get(id);
-    if (any) g.setAttribute("data-any-state", any.name);
+    return ctx.measureText(String(text)).width;
+  };
+})();
+
+async function layoutChart(view) {
+  let laid = layouts.get(view.chartId);
+  if (!laid) {
+    elk ??= new window.ELK({ workerUrl: "vendor/elk-worker.min.js" });
+    const graph = elkGraph(view.chart, measureText);
+    const { markers, ...input } = graph;
+    const started = performance.now();
+    laid = { graph, result: await elk.layout(input), ms: performance.now() - started };
+    layouts.set(view.chartId, laid);
   }
-  // Transitions between the same two states share one arrow: an arrow carries every transition it draws.
-  const byArrow = new Map();
-  for (const e of view.chart.edges) {
-    if (!byArrow.has(e.arrow)) byArrow.set(e.arrow, []);
-    byArrow.get(e.arrow).push(e);
-  }
-  for (const path of svg.querySelectorAll('path[data-id^="edge"]')) {
-    const arrow = Number(path.getAttribute("data-id").slice(4));
-    const edges = byArrow.get(arrow);
-    if (!edges) continue;
-    path.setAttribute("data-edge", String(arrow));
-    path.setAttribute("data-edges", edges.map((e) => e.index).join(" "));
-    path.setAttribute("data-from", edges[0].from);
-    path.setAttribute("data-to", edges[0].to);
-    path.setAttribute("data-kind", [...new Set(edges.map((e) => e.kind))].join(" "));
-    path.setAttribute("aria-label", `${edges[0].from} to ${edges[0].to}: ${edges.map((e) => e.title).join("; ")}`);
-  }
-  for (const label of svg.querySelectorAll('g.label[data-id^="edge"]')) {
-    const arrow = Number(label.getAttribute("data-id").slice(4));
-    if (byArrow.has(arrow)) (label.closest("g.edgeLabel") || label).setAttribute("data-edge-label", String(arrow));
-  }
+  return { svg: chartSvg(view.chart, laid.result, laid.graph), ms: laid.ms };
 }
 
 /** Marks the selected transition's state current, the states before it visited and the arrows taken. */
@@ -632,16 +613,32 @@ function paintChart(s, view) {
   if (rendered.paintedKey === key) return;
   rendered.paintedKey = key;
   const current = new Set();
-  const visited = new Set();
-  const taken = new Set();
+  let visited = new Set();
+  let taken = new Set();
   if (s && index >= 0) {
-    for (let i = 0; i <= index; i++) {
+    // Visited states and arrows taken up to the selection, extended from the last painting when it moved forward
+    // (a live actor's steps only add to them): a long run costs its new steps per frame, not all of them.
+    let cache = s.paintCache;
+    if (!cache || cache.chartId !== view.chartId || cache.index > index) cache = { chartId: view.chartId, index: -1, visited: new Set(), taken: new Set() };
+    for (let i = cache.index + 1; i <= index; i++) {
       const entry = s.entries[i];
-      for (const state of statesOf(view, entry.names)) for (const a of view.chain(state)) visited.add(a.name);
-      for (const e of entry.edges) taken.add(String(view.chart.edges[e].arrow));
+      for (const state of statesOf(view, entry.names)) for (const a of view.chain(state)) cache.visited.add(a.name);
+      for (const e of entry.edges) cache.taken.add(String(view.chart.edges[e].arrow));
     }
+    cache.index = index;
+    s.paintCache = cache;
+    visited = cache.visited;
+    taken = cache.taken;
     for (const state of statesOf(view, s.entries[index].names)) current.add(state.name);
   }
+  // The events the current states accept: arrows leaving them, an ancestor, or an "any state" node above them.
+  const sources = new Set();
+  for (const name of current) {
+    const state = view.byName.get(name);
+    for (const a of state ? view.chain(state) : []) sources.add(a.name).add(`${a.name}.*`);
+  }
+  if (current.size) sources.add("*");
+  const enabled = new Set(view.chart.edges.filter((e) => sources.has(e.from) && (e.kind === "event" || e.kind === "after")).map((e) => String(e.arrow)));
   for (const el of host.querySelectorAll("[data-state]")) {
     const name = el.getAttribute("data-state");
     if (current.has(name)) el.setAttribute("aria-current", "true");
@@ -653,10 +650,21 @@ function paintChart(s, view) {
     const index = el.getAttribute("data-edge") ?? el.getAttribute("data-edge-label");
     if (taken.has(index)) el.setAttribute("data-taken", "");
     else el.removeAttribute("data-taken");
+    if (enabled.has(index)) el.setAttribute("data-enabled", "");
+    else el.removeAttribute("data-enabled");
   }
   revealCurrent();
 }
 
+/** Height of a timeline row in px (style.css gives the rows this height): the list is virtualised by it. */
+const ROW_HEIGHT = 22;
+/** Rows drawn above and below the visible ones. */
+const OVERSCAN = 40;
+
+/**
+ * The timeline is virtualised: only the rows in view (and a margin) are in the DOM, between two spacers that keep the
+ * list as tall as all its rows, so thousands of steps cost a few dozen elements.
+ */
 function renderTimeline(s) {
   const list = $("timeline");
   const scrubber = $("scrubber");
@@ -668,29 +676,53 @@ function renderTimeline(s) {
     scrubber.value = "0";
     return;
   }
+  const count = s.entries.length;
   if (rendered.timelineKey !== s.key) {
-    list.replaceChildren();
     rendered.timelineKey = s.key;
-    rendered.timelineCount = 0;
+    rendered.timelineWindow = undefined;
   }
-  const start = s.entries[0] ? Date.parse(s.entries[0].time) : NaN;
-  for (let i = rendered.timelineCount; i < s.entries.length; i++) list.append(timelineRow(s, s.entries[i], start));
-  // Entries of a live run keep gaining notes and context: refresh the last row.
-  if (rendered.timelineCount === s.entries.length && s.entries.length) {
-    const last = list.lastElementChild;
-    if (last) last.replaceWith(timelineRow(s, s.entries[s.entries.length - 1], start));
+  // Keep the selected row in view when following (it is the newest) or when the selection moved.
+  const selectedTop = model.selectedIndex * ROW_HEIGHT;
+  const moved = rendered.timelineSelected !== `${s.key}|${model.selectedIndex}`;
+  rendered.timelineSelected = `${s.key}|${model.selectedIndex}`;
+  if ((model.follow || moved) && model.selectedIndex >= 0 && (selectedTop < list.scrollTop || selectedTop + ROW_HEIGHT > list.scrollTop + list.clientHeight)) {
+    list.scrollTop = Math.max(0, selectedTop - list.clientHeight + ROW_HEIGHT);
   }
-  rendered.timelineCount = s.entries.length;
-  for (const row of list.children) {
-    const selected = Number(row.dataset.index) === model.selectedIndex;
-    row.setAttribute("aria-selected", selected ? "true" : "false");
-    if (selected && model.follow) row.scrollIntoView({ block: "nearest" });
-  }
-  scrubber.disabled = s.entries.length === 0;
+  drawTimelineWindow(s);
+  scrubber.disabled = count === 0;
   scrubber.min = "0";
-  scrubber.max = String(Math.max(0, s.entries.length - 1));
+  scrubber.max = String(Math.max(0, count - 1));
   scrubber.value = String(Math.max(0, model.selectedIndex));
   $("follow").checked = model.follow;
+}
+
+function drawTimelineWindow(s) {
+  const list = $("timeline");
+  const count = s.entries.length;
+  const visible = Math.max(1, Math.ceil((list.clientHeight || 400) / ROW_HEIGHT));
+  const first = Math.max(0, Math.floor(list.scrollTop / ROW_HEIGHT) - OVERSCAN);
+  const last = Math.min(count, first + visible + 2 * OVERSCAN);
+  // The last row of a live session keeps gaining notes: it is drawn afresh while in the window.
+  const key = `${s.key}|${first}|${last}|${count}|${model.selectedIndex}|${last === count ? s.version : ""}`;
+  if (rendered.timelineWindow === key) return;
+  rendered.timelineWindow = key;
+  const start = s.entries[0] ? Date.parse(s.entries[0].time) : NaN;
+  const spacer = (rows) => {
+    const li = document.createElement("li");
+    li.setAttribute("role", "presentation");
+    li.className = "spacer";
+    li.style.height = `${rows * ROW_HEIGHT}px`;
+    return li;
+  };
+  const rows = [];
+  for (let i = first; i < last; i++) {
+    const row = timelineRow(s, s.entries[i], start);
+    row.setAttribute("aria-selected", i === model.selectedIndex ? "true" : "false");
+    row.setAttribute("aria-setsize", String(count));
+    row.setAttribute("aria-posinset", String(i + 1));
+    rows.push(row);
+  }
+  list.replaceChildren(spacer(first), ...rows, spacer(count - last));
 }
 
 function timelineRow(s, entry, start) {
@@ -705,7 +737,7 @@ function timelineRow(s, entry, start) {
     textElement("time", formatTime(entry.time), "clock"),
     textElement("span", Number.isFinite(t) && Number.isFinite(start) ? `+${((t - start) / 1000).toFixed(3)}s` : "", "rel"),
     textElement("span", entry.turn !== undefined ? `turn ${entry.turn}` : "", "turn"),
-    textElement("strong", entry.names.join(", "), "name"),
+    textElement("strong", entry.names.join(", ") || entry.status || "snapshot", "name"),
     textElement("span", summary(s, entry), "summary"),
   );
   li.addEventListener("click", () => selectIndex(entry.index, true));
@@ -770,6 +802,8 @@ function inspectParts(s, entry) {
   facts.push(["time", `${formatTime(entry.time)}`]);
   if (entry.turn !== undefined) facts.push(["turn", String(entry.turn)]);
   if (entry.event) facts.push(["event", entry.event]);
+  if (s.kind === "actor" && entry.status) facts.push(["status", entry.status]);
+  if (s.kind === "actor" && s.endReason && entry.index === s.entries.length - 1) facts.push(["ended", s.endReason]);
   const counters = countersAt(s, entry.index);
   if (counters) {
     facts.push(["turns", `${counters.turns}${counters.maxTurns !== undefined ? ` / ${counters.maxTurns}` : ""}`]);
@@ -785,6 +819,7 @@ function inspectParts(s, entry) {
   if (errors.length) parts.push(block("errors", errors, "errors"));
   if (s.kind !== "actor" && entry.details && Object.keys(entry.details).length) parts.push(block("what led here (trace details)", entry.details));
   if (s.kind === "actor" && entry.details && entry.details.event) parts.push(block("event", entry.details.event));
+  if (s.kind === "actor" && entry.details && entry.details.output !== undefined) parts.push(block("output", entry.details.output));
 
   const batch = entry.context && Array.isArray(entry.context.batch) ? entry.context.batch : undefined;
   if (batch && batch.length) {
@@ -1063,11 +1098,10 @@ function renderProblems() {
   if (model.problems.length === rendered.problems) return;
   rendered.problems = model.problems.length;
   box.hidden = model.problems.length === 0;
-  const last = model.problems.slice(-5);
-  box.replaceChildren(
-    textElement("strong", `${model.problems.length} problem${model.problems.length === 1 ? "" : "s"}`),
-    ...last.map((p) => textElement("p", `${formatTime(p.time)} ${p.message}`)),
-  );
+  const list = document.createElement("ul");
+  list.setAttribute("aria-label", "problems");
+  list.append(...model.problems.slice(-5).map((p) => textElement("li", `${formatTime(p.time)} ${p.message}`)));
+  box.replaceChildren(textElement("strong", `${model.problems.length} problem${model.problems.length === 1 ? "" : "s"}${model.problems.length > 5 ? " (the last 5)" : ""}`), list);
 }
 
 // ---------------------------------------------------------------- helpers
@@ -1141,6 +1175,12 @@ function connect() {
       rendered.problems = -1;
       model.defaultChartId = data.defaultChartId;
       model.traceFileName = data.traceFile;
+      model.events = [];
+      model.selectedEvent = undefined;
+      const origins = Array.isArray(data.allowOrigins) ? data.allowOrigins : [];
+      const allowed = $("allowed-origins");
+      allowed.hidden = origins.length === 0;
+      allowed.replaceChildren(...origins.map((o) => textElement("li", o)));
       answering = undefined;
       // Reconnected to another inspector on the same port: this page holds the previous one's token.
       if (!staleToken && serverInstance !== undefined && data.instance !== serverInstance) {
@@ -1183,21 +1223,17 @@ function setConnection(state, text) {
 // ---------------------------------------------------------------- start
 
 function start() {
-  if (window.mermaid) {
-    window.mermaid.initialize({
-      startOnLoad: false,
-      securityLevel: "strict",
-      theme: "neutral",
-      fontFamily: "system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif",
-      state: { useMaxWidth: true },
-    });
-  }
   $("ws-url").textContent = `ws://${location.host}`;
   $("session").addEventListener("change", (e) => selectSession(e.target.value, true));
   $("scrubber").addEventListener("input", (e) => selectIndex(Number(e.target.value), true));
   $("follow").addEventListener("change", (e) => {
     model.follow = e.target.checked;
     scheduleRender();
+  });
+  $("sequence").addEventListener("scroll", () => scheduleRender());
+  $("timeline").addEventListener("scroll", () => {
+    const s = model.sessions.get(model.selectedKey);
+    if (s) drawTimelineWindow(s);
   });
   $("timeline").addEventListener("keydown", (e) => {
     if (e.key === "ArrowDown" || e.key === "ArrowRight") selectIndex(model.selectedIndex + 1, true);

@@ -1,0 +1,62 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { assign, createActor, createMachine } from "xstate";
+import { startInspector, type Inspector } from "../../src/inspect/server.js";
+import { BROWSER_TEST_TIMEOUT, openBrowser, WAIT, type Browser } from "../inspect/support/browser.js";
+
+let inspector: Inspector;
+let browser: Browser;
+
+beforeAll(async () => {
+  inspector = await startInspector();
+  browser = await openBrowser();
+  await browser.page.goto(inspector.url);
+  await browser.page.locator('#connection[data-connection="connected"]').waitFor({ timeout: WAIT.timeout });
+}, BROWSER_TEST_TIMEOUT);
+
+afterAll(async () => {
+  await browser?.close();
+  await inspector?.close();
+});
+
+/** Alternates states on TICK; BUMP changes the context only (a step of its own). */
+const counter = createMachine({
+  id: "counter",
+  initial: "even",
+  context: { n: 0 },
+  on: { BUMP: { actions: assign({ n: ({ context }) => context.n + 1 }) } },
+  states: {
+    even: { on: { TICK: { target: "odd", actions: assign({ n: ({ context }) => context.n + 1 }) } } },
+    odd: { on: { TICK: { target: "even", actions: assign({ n: ({ context }) => context.n + 1 }) } } },
+  },
+});
+
+describe("inspector: the timeline of a long-running actor", { timeout: BROWSER_TEST_TIMEOUT }, () => {
+  it("is virtualised, and every step (context-only ones too) shows the context at that step", async () => {
+    const { page } = browser;
+    const N = 2000;
+    const actor = createActor(counter, { inspect: inspector.inspect }).start();
+    for (let i = 0; i < N; i++) actor.send({ type: i % 10 === 9 ? "BUMP" : "TICK" });
+    const scrubber = page.getByRole("slider", { name: "scrubber" });
+    await expect.poll(() => scrubber.getAttribute("max"), WAIT).toBe(String(N));
+    // A few dozen rows in the DOM, not two thousand.
+    const rows = page.locator('#timeline [role="option"]');
+    expect(await rows.count()).toBeLessThan(200);
+    expect(await rows.first().getAttribute("aria-setsize")).toBe(String(N + 1));
+    // Step k has n = k: the first is the initial snapshot, each TICK and each BUMP one step.
+    const selected = page.getByRole("region", { name: "selected transition" });
+    for (const k of [0, 1, 9, 10, 11, 1234, N]) {
+      await scrubber.fill(String(k));
+      await expect.poll(() => page.getByTestId("selected").getAttribute("data-seq"), WAIT).toBe(String(k));
+      await expect.poll(() => selected.locator(".context pre").textContent(), WAIT).toBe(JSON.stringify({ n: k }, null, 2));
+      // The row of the selected step is in the DOM, selected.
+      await expect.poll(() => page.locator(`#timeline [role="option"][data-index="${k}"]`).getAttribute("aria-selected"), WAIT).toBe("true");
+    }
+    // The initial step is the initial snapshot, not a transition.
+    await scrubber.fill("0");
+    await expect.poll(() => page.locator('#timeline [data-index="0"] .summary').textContent(), WAIT).toBe("on xstate.init");
+    // Step 10 came from BUMP: same state as before, another context.
+    expect(await page.locator('#timeline [data-index="10"] .summary').textContent()).toBe("on BUMP");
+    actor.stop();
+    expect(browser.errors).toEqual([]);
+  });
+});
