@@ -33,7 +33,7 @@ import { redactText, secretValues } from "./trace/redact.js";
 import { traceWriter } from "./trace/trace-writer.js";
 import { checkSessionId } from "./trace/transcript.js";
 import { fileRunStore } from "./trace/file-run-store.js";
-import type { RunStore, StoredSettings } from "./trace/run-store.js";
+import { isHttpUrl, type RunStore, type StoredSettings } from "./trace/run-store.js";
 import { storedRunOf } from "./trace/stored-run.js";
 import { runCheckpointer } from "./trace/run-checkpoint.js";
 import { transcriptWriter } from "./trace/transcript-writer.js";
@@ -467,6 +467,7 @@ export function prepare(userInput: string, options: QueryOptions, placement: Run
       userInput,
       ...(options.systemPrompt !== undefined ? { systemPrompt: options.systemPrompt } : {}),
       ...(model.name !== undefined ? { model: model.name } : {}),
+      ...(isHttpUrl(model.baseUrl) ? { baseUrl: model.baseUrl, keySent: model.sendsKey === true } : {}),
       maxTurns,
       maxToolCalls,
       timeoutMs,

@@ -10,8 +10,11 @@ import { isTrustedFolder, USER_CONFIG_FILE_NAME, userConfigDir } from "./user-co
 
 export const CONFIG_FILE_NAME = PROJECT_CONFIG_FILE;
 
-/** Where a setting came from, for logs and messages: "config" is the project's file, "user" the user's own. */
-export type SettingSource = "flag" | "env" | "config" | "user";
+/**
+ * Where a setting came from, for logs and messages: "config" is the project's file, "user" the user's own, "run" what
+ * a stored (signed) run recorded, for `statecraft resume`.
+ */
+export type SettingSource = "flag" | "env" | "config" | "user" | "run";
 
 /** The model a run uses. */
 export type ModelChoice =
@@ -303,18 +306,20 @@ function ignoredPermissions(loaded: LoadedConfig, cwd: string): string | undefin
 }
 
 /**
- * Flags first, then the environment, then `statecraft.config.json` in the working folder, then the user's config.
+ * Flags first, then the environment, then `statecraft.config.json` in the working folder, then the user's config
+ * (the model only when `chosen` does not give it).
  * The project's file is untrusted unless the user trusts its folder: see `ignoredPermissions` and `resolveModel`, and
  * its `trace` must stay inside the project's `.agent/`.
  */
-export function resolveRunSettings(flags: RunFlags, env: NodeJS.ProcessEnv, invocationDir: string): RunSettings {
+export function resolveRunSettings(flags: RunFlags, env: NodeJS.ProcessEnv, invocationDir: string, chosen?: ModelChoice): RunSettings {
   const cwd = resolveCwd(flags.cwd, invocationDir);
   const loaded = loadConfigFile(cwd);
   const user = loadUserConfig(env);
   const trusted = flags.trustProject === true || (loaded !== undefined && isTrustedFolder(cwd, env));
   const project = loaded?.config ?? {};
   const own = user?.config ?? {};
-  const model = resolveModel(flags, env, invocationDir, loaded, { ...(user ? { user } : {}), trusted });
+  // A model chosen beforehand (what a resumed run recorded) is not looked for here: a project's baseUrl plays no part.
+  const model = chosen ?? resolveModel(flags, env, invocationDir, loaded, { ...(user ? { user } : {}), trusted });
   const warnings: string[] = [];
   const ignored = loaded && !trusted ? ignoredPermissions(loaded, cwd) : undefined;
   if (ignored !== undefined) warnings.push(ignored);

@@ -71,5 +71,15 @@ export interface Model {
   readonly name: string;
   /** The context window in tokens, when known. */
   readonly contextWindow?: number;
+  /**
+   * The server it talks to, when it has one (an OpenAI-compatible base URL). Recorded with a durable run, so that
+   * `statecraft resume` can talk to the same server.
+   */
+  readonly baseUrl?: string;
+  /**
+   * Whether its requests carry an API key. Recorded with a durable run: `statecraft resume` sends the user's key to the
+   * recorded server only if the run had sent one to it.
+   */
+  readonly sendsKey?: boolean;
   stream(request: ModelRequest, options: ModelCallOptions): AsyncIterable<ModelStreamEvent>;
 }

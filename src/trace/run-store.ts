@@ -25,6 +25,10 @@ export interface StoredSettings {
   userInput: string;
   systemPrompt?: string;
   model?: string;
+  /** The model's server (`Model.baseUrl`), when it has one: `statecraft resume` talks to it again. */
+  baseUrl?: string;
+  /** Whether the model sent an API key to `baseUrl`: only then does `statecraft resume` send the user's key to it. */
+  keySent?: boolean;
   maxTurns: number;
   maxToolCalls: number;
   timeoutMs: number;
@@ -119,6 +123,16 @@ export function verifyRun(key: Buffer, run: StoredRun, sig: unknown): boolean {
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
+/** An http(s) URL, as a recorded `baseUrl` must be. */
+export function isHttpUrl(value: unknown): boolean {
+  if (typeof value !== "string") return false;
+  try {
+    const url = new URL(value);
+    return url.protocol === "http:" || url.protocol === "https:";
+  } catch {
+    return false;
+  }
+}
 const AT = new Set(["ask_permission", "call_model", "execute_tool"]);
 const STATUSES = new Set(["pending", "invalid", "over_limit", "allowed", "denied", "finished"]);
 
@@ -142,6 +156,9 @@ export function runRecordProblem(value: unknown): string | undefined {
   for (const key of ["maxTurns", "maxToolCalls", "timeoutMs", "maxRepeatedCalls", "maxDelegationDepth"]) {
     if (typeof settings[key] !== "number") return `"settings.${key}" is not a number`;
   }
+  if (settings.model !== undefined && typeof settings.model !== "string") return `"settings.model" is not a string`;
+  if (settings.baseUrl !== undefined && !isHttpUrl(settings.baseUrl)) return `"settings.baseUrl" is not an http(s) URL`;
+  if (settings.keySent !== undefined && typeof settings.keySent !== "boolean") return `"settings.keySent" is not true or false`;
   if (settings.traceFile !== false && typeof settings.traceFile !== "string") return `"settings.traceFile" is neither a path nor false`;
   const p = settings.permissions;
   if (!isObject(p) || typeof p.mode !== "string" || !["allow", "ask", "deny"].every((k) => Array.isArray(p[k]) && (p[k] as unknown[]).every((r) => typeof r === "string"))) {

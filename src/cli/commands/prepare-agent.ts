@@ -3,7 +3,7 @@ import type { McpToolsHandle } from "../../mcp/index.js";
 import type { AnyTool } from "../../tools/define-tool.js";
 import { builtinTools } from "../../tools/builtin/index.js";
 import type { Style } from "../colors.js";
-import { resolveRunSettings, type RunSettings } from "../config.js";
+import { resolveRunSettings, type ModelChoice, type RunSettings } from "../config.js";
 import type { CliIO } from "../io.js";
 import type { Logger } from "../logger.js";
 import { createModel, type CreatedModel } from "../model-factory.js";
@@ -27,9 +27,10 @@ export interface PreparedAgent {
 /**
  * Everything `run` and `chat` need before the first model call: settings from flags, environment and config file
  * (a missing model fails here, at once), the model, a trace file that can be written, and the built-in tools.
+ * `model`, when given, is used instead of the one flags, environment and config would choose (resume's recorded one).
  */
-export async function prepareAgent(flags: RunFlags, io: CliIO, logger: Logger): Promise<PreparedAgent> {
-  const settings = resolveRunSettings(flags, io.env, io.cwd);
+export async function prepareAgent(flags: RunFlags, io: CliIO, logger: Logger, model?: ModelChoice): Promise<PreparedAgent> {
+  const settings = resolveRunSettings(flags, io.env, io.cwd, model);
   // What an untrusted project asked for and did not get is said, never dropped silently.
   for (const warning of settings.warnings) io.stderr.write(`statecraft: ${warning}\n`);
   logger.debug(

@@ -7,6 +7,7 @@ import { setupOutput, type CliContext } from "../context.js";
 import { canAsk } from "../io.js";
 import { HumanRenderer, JsonRenderer } from "../render.js";
 import { executeRun } from "../run-agent.js";
+import { recordedModelChoice } from "../recorded-model.js";
 import { openControllingTerminal } from "../terminal-input.js";
 import { UsageError } from "../usage-error.js";
 import { prepareAgent } from "./prepare-agent.js";
@@ -38,8 +39,15 @@ export async function resumeAction(session: string, flags: ResumeCommandFlags, c
     }
   }
   const output = setupOutput(io, flags);
-  // The model as for run: flags, environment, config file. The run's own limits and permission settings apply.
-  const prepared = await prepareAgent({ cwd, ...(flags.model ? { model: flags.model } : {}), ...(flags.baseUrl ? { baseUrl: flags.baseUrl } : {}), ...(flags.trustProject ? { trustProject: true } : {}) }, io, output.logger);
+  // The model the run recorded (name and server), unless flags say otherwise; else as for run (flags, environment,
+  // config file). The run's own limits and permission settings apply.
+  const model = recordedModelChoice(flags, stored.settings, io.env, (message) => io.stderr.write(`statecraft: ${message}\n`));
+  const prepared = await prepareAgent(
+    { cwd, ...(flags.model ? { model: flags.model } : {}), ...(flags.baseUrl ? { baseUrl: flags.baseUrl } : {}), ...(flags.trustProject ? { trustProject: true } : {}) },
+    io,
+    output.logger,
+    model,
+  );
   const json = flags.json === true;
   const onTerminal = io.stdout.isTTY === true;
   const renderer = json ? new JsonRenderer(io.stdout) : new HumanRenderer(io.stdout, { style: output.out, spinner: onTerminal, thinking: onTerminal });

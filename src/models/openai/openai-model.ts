@@ -21,9 +21,13 @@ export function openaiModel(options: OpenAIModelOptions = {}, env?: OpenAIEnviro
 class OpenAIChatModel implements Model {
   readonly name: string;
   readonly contextWindow?: number;
+  readonly baseUrl: string;
+  readonly sendsKey: boolean;
 
   constructor(private readonly config: ResolvedOpenAIConfig) {
     this.name = config.model;
+    this.baseUrl = config.baseURL;
+    this.sendsKey = config.apiKeySource !== "none";
     if (config.contextWindow !== undefined) this.contextWindow = config.contextWindow;
   }
 
