@@ -51,5 +51,6 @@ export function inspectorAssets(): Map<string, Asset> {
     ["/chart-model.js", page("chart-model.js", "text/javascript; charset=utf-8")],
     ["/chart-svg.js", page("chart-svg.js", "text/javascript; charset=utf-8")],
     ["/sequence.js", page("sequence.js", "text/javascript; charset=utf-8")],
+    ["/virtual-rows.js", page("virtual-rows.js", "text/javascript; charset=utf-8")],
   ]);
 }

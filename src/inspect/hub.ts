@@ -21,6 +21,9 @@ interface PendingPermission {
 /** Snapshot statuses after which an actor does no more. */
 const FINAL_STATUS = new Set(["done", "error", "stopped"]);
 
+/** A batch of records for the pages is sent once it holds this many characters, without waiting for the next turn. */
+const MAX_BATCH_CHARS = 256 * 1024;
+
 /** At most this many `problem` records are kept; the last one says that more were not. */
 const MAX_PROBLEMS = 200;
 
@@ -43,6 +46,13 @@ export class InspectorHub {
   private problems = 0;
   private noPageTimer: NodeJS.Timeout | undefined;
   private closed = false;
+  /**
+   * Records not yet sent to the pages: those added in one turn of the event loop go in one message. A busy app
+   * reports thousands of events a second; one WebSocket message each cost the page most of its frame time.
+   */
+  private outgoing: string[] = [];
+  private outgoingChars = 0;
+  private flushQueued = false;
 
   constructor(
     private readonly permissionGraceMs: number,
@@ -80,9 +90,29 @@ export class InspectorHub {
 
   private keep(text: string, meta: RecordMeta): void {
     const dropped = this.records.add(text, meta);
-    const message = `{"type":"record","record":${text}}`;
-    for (const page of this.pages) page.send(message);
+    if (this.pages.size > 0) {
+      this.outgoing.push(text);
+      this.outgoingChars += text.length;
+      if (this.outgoingChars >= MAX_BATCH_CHARS) this.flush();
+      else if (!this.flushQueued) {
+        this.flushQueued = true;
+        setImmediate(() => {
+          this.flushQueued = false;
+          this.flush();
+        });
+      }
+    }
     if (dropped) this.sayDropped(dropped);
+  }
+
+  /** Sends the pages what was added since the last flush: one record as `record`, more as one `records`. */
+  private flush(): void {
+    if (this.outgoing.length === 0) return;
+    const texts = this.outgoing;
+    this.outgoing = [];
+    this.outgoingChars = 0;
+    const message = texts.length === 1 ? `{"type":"record","record":${texts[0]}}` : `{"type":"records","records":[${texts.join(",")}]}`;
+    for (const page of [...this.pages]) page.send(message);
   }
 
   /** Said once for ended and once for live records: from then on the cap keeps dropping them the same way. */
@@ -152,6 +182,8 @@ export class InspectorHub {
 
   /** A page said hello: send it the hello and everything so far, then every new record. */
   addPage(page: PageConnection, hello: Record<string, Json>): void {
+    // The pages already connected get what is waiting; the new one gets it in its replay, not twice.
+    this.flush();
     page.send(JSON.stringify({ type: "hello", ...hello, replay: this.records.length }));
     page.send(`{"type":"records","records":[${this.records.texts().join(",")}]}`);
     this.pages.add(page);
@@ -262,6 +294,7 @@ export class InspectorHub {
   close(): void {
     if (this.closed) return;
     for (const id of [...this.pending.keys()]) this.answer(id, "deny", "closed");
+    this.flush();
     this.closed = true;
     if (this.noPageTimer) clearTimeout(this.noPageTimer);
     this.pages.clear();

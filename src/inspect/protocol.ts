@@ -155,6 +155,8 @@ export type ServerMessage =
       /** The origins of browser apps allowed to connect (`allowOrigins`). */
       allowOrigins: string[];
     }
+  /** The first after hello is the replay (`replay` records); later ones are records added in one turn, in order. */
+  | { type: "records"; records: InspectorRecord[] }
   | { type: "record"; record: InspectorRecord };
 
 /**

@@ -59,4 +59,56 @@ describe("inspector: the timeline of a long-running actor", { timeout: BROWSER_T
     actor.stop();
     expect(browser.errors).toEqual([]);
   });
+
+  it("keeps its rows right while events stream in bursts and when scrolled: contiguous, in order, one selected", async () => {
+    const { page } = browser;
+    const N = 3000;
+    const actor = createActor(counter, { inspect: inspector.inspect }).start();
+    for (let i = 0; i < N; i += 100) {
+      for (let j = i; j < i + 100; j++) actor.send({ type: "TICK" });
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    await expect.poll(() => page.getByRole("slider", { name: "scrubber" }).getAttribute("max"), WAIT).toBe(String(N));
+    type Row = { index: number; pos: number; seq: string; size: string | null; selected: string | null };
+    const rowsOf = (list: string) =>
+      page.evaluate(
+        (selector) =>
+          [...document.querySelectorAll(`${selector} [role="option"]`)].map((li) => ({
+            index: Number((li as HTMLElement).dataset.index ?? (li as HTMLElement).dataset.order),
+            pos: Number(li.getAttribute("aria-posinset")),
+            seq: li.querySelector(".seq")?.textContent ?? "",
+            size: li.getAttribute("aria-setsize"),
+            selected: li.getAttribute("aria-selected"),
+          })),
+        list,
+      ) as Promise<Row[]>;
+    const check = (rows: Row[], selected: number[]) => {
+      expect(rows.length).toBeGreaterThan(0);
+      expect(rows.length).toBeLessThan(200);
+      rows.forEach((r, k) => {
+        expect(r.index).toBe(rows[0]!.index + k);
+        expect(r.pos).toBe(r.index + 1);
+        expect(r.seq).toBe(`#${r.index}`);
+        expect(r.size).toBe(String(N + 1));
+      });
+      expect(rows.filter((r) => r.selected === "true").map((r) => r.index)).toEqual(selected);
+    };
+    // Following: the newest row is in view and the only one selected.
+    await expect.poll(async () => (await rowsOf("#timeline")).some((r) => r.index === N), WAIT).toBe(true);
+    check(await rowsOf("#timeline"), [N]);
+    // Scrolled to the middle by hand: the rows there, the spacer above as tall as the rows it stands for.
+    await page.locator("#timeline").evaluate((el) => (el.scrollTop = 1500 * 22));
+    await expect.poll(async () => (await rowsOf("#timeline")).some((r) => r.index === 1500), WAIT).toBe(true);
+    const middle = await rowsOf("#timeline");
+    check(middle, []);
+    const spacer = await page.locator('#timeline > li[role="presentation"]').first().evaluate((el) => el.style.height);
+    expect(spacer).toBe(`${middle[0]!.index * 22}px`);
+    // The sequence view: the events sent to the actor (its start, then the TICKs), the first ones in view, in order.
+    const events = await page.locator('#sequence [role="option"]').evaluateAll((els) => els.map((li) => [li.getAttribute("aria-posinset"), li.getAttribute("aria-setsize"), (li as HTMLElement).dataset.type]));
+    expect(events.length).toBeGreaterThan(0);
+    expect(events.length).toBeLessThan(200);
+    events.forEach(([pos, size, type], k) => expect([pos, size, type]).toEqual([String(k + 1), String(N + 1), k === 0 ? "xstate.init" : "TICK"]));
+    actor.stop();
+    expect(browser.errors).toEqual([]);
+  });
 });

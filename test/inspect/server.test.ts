@@ -139,7 +139,7 @@ describe("inspector server: what it serves", () => {
     expect(index.headers["content-security-policy"]).toContain(`connect-src 'self' ws://127.0.0.1:${inspector.port} ws://localhost:${inspector.port}`);
     expect((await get(inspector.port, "/app.js")).headers["content-type"]).toMatch(/^text\/javascript/);
     expect((await get(inspector.port, "/style.css")).headers["content-type"]).toMatch(/^text\/css/);
-    for (const script of ["/actor-tree.js", "/chart-graph.js", "/chart-model.js", "/chart-svg.js", "/sequence.js", "/vendor/elk-api.js"]) {
+    for (const script of ["/actor-tree.js", "/chart-graph.js", "/chart-model.js", "/chart-svg.js", "/sequence.js", "/virtual-rows.js", "/vendor/elk-api.js"]) {
       const asset = await get(inspector.port, script);
       expect(asset.status, script).toBe(200);
       expect(asset.headers["content-type"], script).toMatch(/^text\/javascript/);

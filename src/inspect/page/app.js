@@ -6,7 +6,8 @@ import { actorLabel, pickerOrder } from "./actor-tree.js";
 import { elkGraph, SIZES } from "./chart-graph.js";
 import { chartView, leafPaths, statesOf, takenEdges } from "./chart-model.js";
 import { chartSvg } from "./chart-svg.js";
-import { aroundEvent, renderSequence, sequenceOf } from "./sequence.js";
+import { aroundEvent, SequenceView, sequenceOf } from "./sequence.js";
+import { rowWindow, setAttr, VirtualRows } from "./virtual-rows.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -369,19 +370,34 @@ function addProblem(message, time, origin = "page") {
 
 // ---------------------------------------------------------------- rendering
 
-const rendered = { chartId: undefined, chartToken: 0, timelineKey: undefined, timelineWindow: undefined, paintedKey: undefined, problems: 0, sessionsVersion: "" };
+const rendered = { chartId: undefined, chartToken: 0, timelineKey: undefined, paintedKey: undefined, problems: 0, sessionsVersion: "" };
 let renderQueued = false;
+/** Records received since the last frame: applied together at the next one, then drawn once. */
+const incoming = [];
+/** Between the server's hello and its replay (the first `records` message). */
+let awaitingReplay = false;
 
 function scheduleRender() {
   if (renderQueued) return;
   renderQueued = true;
   requestAnimationFrame(() => {
     renderQueued = false;
+    const records = incoming.splice(0);
+    for (const r of records) applyRecord(r);
     render();
   });
 }
 
+/** The scroll boxes' positions and heights, read once per frame before anything is written (no forced layout). */
+function readGeometry() {
+  const box = (el) => ({ scrollTop: el.scrollTop, height: el.clientHeight });
+  return { timeline: box($("timeline")), sequence: box($("sequence")) };
+}
+
+let geometry;
+
 function render() {
+  geometry = readGeometry();
   renderSessions();
   const s = model.sessions.get(model.selectedKey);
   $("empty-hint").hidden = model.sessions.size > 0;
@@ -398,6 +414,15 @@ function render() {
   renderPermission();
   renderProblems();
   renderEvents(s);
+  // Last: these lay the page out, which the writes above would otherwise have to redo mid-frame.
+  if (rendered.timelineScroll !== undefined) {
+    $("timeline").scrollTop = rendered.timelineScroll;
+    rendered.timelineScroll = undefined;
+  }
+  if (rendered.reveal) {
+    rendered.reveal = false;
+    revealCurrent();
+  }
 }
 
 /** " (suspended: waiting on edit_file call_1)" for a session whose run waits on answers, else "". */
@@ -409,7 +434,7 @@ function suspendedLabel(s) {
 
 // ---------------------------------------------------------------- events between actors
 
-const shownSequence = { key: undefined };
+const shownSequence = { key: undefined, view: undefined };
 
 function renderEvents(s) {
   const pane = $("sequence-pane");
@@ -420,25 +445,26 @@ function renderEvents(s) {
   }
   const sequence = sequenceOf(s, model.sessions, model.events);
   pane.hidden = false;
-  const host = $("sequence");
   // The rows drawn depend on where the list is scrolled to: a scroll redraws them (see start()).
-  const first = Math.floor(host.scrollTop / 26);
-  const key = `${sequence.root.key}|${sequence.lifelines.map((l) => l.id).join(",")}|${sequence.events.length}|${model.selectedEvent}|${first}`;
-  if (shownSequence.key === key) return;
-  shownSequence.key = key;
-  renderSequence(host, sequence, model.selectedEvent, (order) => {
+  shownSequence.view ??= new SequenceView($("sequence"), (order) => {
     model.selectedEvent = order;
     scheduleRender();
   });
+  shownSequence.view.draw(sequence, model.selectedEvent, geometry.sequence);
+  // The detail is drawn again only when what it shows changed: the selection, or the steps around it.
   const detail = $("sequence-detail");
-  const e = sequence.events.find((x) => x.order === model.selectedEvent);
+  const e = model.selectedEvent === undefined ? undefined : sequence.events.find((x) => x.order === model.selectedEvent);
+  const target = e ? model.sessions.get(`actor:${e.target}`) : undefined;
+  const around = e ? aroundEvent(target, e, model.events) : undefined;
+  const key = e ? `${sequence.root.key}|${e.order}|${around.before ? around.before.order : ""}|${around.after ? around.after.order : ""}` : `${sequence.root.key}|none|${sequence.events.length > 0}`;
+  if (shownSequence.key === key) return;
+  shownSequence.key = key;
   if (!e) {
     detail.replaceChildren(textElement("p", sequence.events.length ? "select an event to see its payload and its target before and after" : "no events between these actors yet", "muted"));
     return;
   }
-  const target = model.sessions.get(`actor:${e.target}`);
   const source = e.source ? model.sessions.get(`actor:${e.source}`) : undefined;
-  const { before, after } = aroundEvent(target, e, model.events);
+  const { before, after } = around;
   const snap = (entry) => (entry ? { state: entry.names.join(", ") || entry.status, ...(entry.context !== undefined ? { context: entry.context } : {}), ...(entry.status ? { status: entry.status } : {}) } : "none");
   detail.replaceChildren(
     textElement("h2", `${e.type}: ${source ? source.name : "outside"} → ${target ? target.name : e.target}`),
@@ -639,21 +665,23 @@ function paintChart(s, view) {
   }
   if (current.size) sources.add("*");
   const enabled = new Set(view.chart.edges.filter((e) => sources.has(e.from) && (e.kind === "event" || e.kind === "after")).map((e) => String(e.arrow)));
+  // Only the attributes that change are written: each write restyles the chart, unchanged or not.
   for (const el of host.querySelectorAll("[data-state]")) {
     const name = el.getAttribute("data-state");
-    if (current.has(name)) el.setAttribute("aria-current", "true");
-    else el.removeAttribute("aria-current");
-    if (visited.has(name)) el.setAttribute("data-visited", "");
-    else el.removeAttribute("data-visited");
+    toggleAttr(el, "aria-current", current.has(name), "true");
+    toggleAttr(el, "data-visited", visited.has(name));
   }
   for (const el of host.querySelectorAll("[data-edge], [data-edge-label]")) {
     const index = el.getAttribute("data-edge") ?? el.getAttribute("data-edge-label");
-    if (taken.has(index)) el.setAttribute("data-taken", "");
-    else el.removeAttribute("data-taken");
-    if (enabled.has(index)) el.setAttribute("data-enabled", "");
-    else el.removeAttribute("data-enabled");
+    toggleAttr(el, "data-taken", taken.has(index));
+    toggleAttr(el, "data-enabled", enabled.has(index));
   }
-  revealCurrent();
+  rendered.reveal = true;
+}
+
+function toggleAttr(el, name, on, value = "") {
+  if (on) setAttr(el, name, value);
+  else if (el.hasAttribute(name)) el.removeAttribute(name);
 }
 
 /** Height of a timeline row in px (style.css gives the rows this height): the list is virtualised by it. */
@@ -669,7 +697,7 @@ function renderTimeline(s) {
   const list = $("timeline");
   const scrubber = $("scrubber");
   if (!s) {
-    list.replaceChildren();
+    if (rendered.timelineKey !== undefined || !timelineRows) timelineRows = new VirtualRows(list, ROW_HEIGHT, "spacer");
     rendered.timelineKey = undefined;
     scrubber.disabled = true;
     scrubber.max = "0";
@@ -677,52 +705,59 @@ function renderTimeline(s) {
     return;
   }
   const count = s.entries.length;
-  if (rendered.timelineKey !== s.key) {
+  if (rendered.timelineKey !== s.key || !timelineRows) {
     rendered.timelineKey = s.key;
-    rendered.timelineWindow = undefined;
+    timelineRows = new VirtualRows(list, ROW_HEIGHT, "spacer");
   }
-  // Keep the selected row in view when following (it is the newest) or when the selection moved.
+  // Keep the selected row in view when following (it is the newest) or when the selection moved. The scroll box's
+  // position was read at the start of the frame; what is written here is used from here on, not read back.
+  const view = { ...geometry.timeline };
   const selectedTop = model.selectedIndex * ROW_HEIGHT;
   const moved = rendered.timelineSelected !== `${s.key}|${model.selectedIndex}`;
   rendered.timelineSelected = `${s.key}|${model.selectedIndex}`;
-  if ((model.follow || moved) && model.selectedIndex >= 0 && (selectedTop < list.scrollTop || selectedTop + ROW_HEIGHT > list.scrollTop + list.clientHeight)) {
-    list.scrollTop = Math.max(0, selectedTop - list.clientHeight + ROW_HEIGHT);
+  if ((model.follow || moved) && model.selectedIndex >= 0 && (selectedTop < view.scrollTop || selectedTop + ROW_HEIGHT > view.scrollTop + view.height)) {
+    view.scrollTop = Math.max(0, selectedTop - view.height + ROW_HEIGHT);
+    // Set at the end of the frame, after every write (setting it lays the page out).
+    rendered.timelineScroll = view.scrollTop;
   }
-  drawTimelineWindow(s);
+  drawTimelineWindow(s, view);
+  const max = String(Math.max(0, count - 1));
   scrubber.disabled = count === 0;
-  scrubber.min = "0";
-  scrubber.max = String(Math.max(0, count - 1));
-  scrubber.value = String(Math.max(0, model.selectedIndex));
+  if (scrubber.min !== "0") scrubber.min = "0";
+  if (scrubber.max !== max) scrubber.max = max;
+  const value = String(Math.max(0, model.selectedIndex));
+  if (scrubber.value !== value) scrubber.value = value;
   $("follow").checked = model.follow;
 }
 
-function drawTimelineWindow(s) {
-  const list = $("timeline");
+/** The timeline's rows, kept from frame to frame (see virtual-rows.js). */
+let timelineRows;
+
+/** Draws the rows in view of the timeline scrolled as `view` says (`{ scrollTop, height }`). */
+function drawTimelineWindow(s, view) {
+  if (!timelineRows) return;
   const count = s.entries.length;
-  const visible = Math.max(1, Math.ceil((list.clientHeight || 400) / ROW_HEIGHT));
-  const first = Math.max(0, Math.floor(list.scrollTop / ROW_HEIGHT) - OVERSCAN);
-  const last = Math.min(count, first + visible + 2 * OVERSCAN);
-  // The last row of a live session keeps gaining notes: it is drawn afresh while in the window.
-  const key = `${s.key}|${first}|${last}|${count}|${model.selectedIndex}|${last === count ? s.version : ""}`;
-  if (rendered.timelineWindow === key) return;
-  rendered.timelineWindow = key;
+  const { first, last } = rowWindow(view.scrollTop, view.height, count, ROW_HEIGHT, OVERSCAN);
   const start = s.entries[0] ? Date.parse(s.entries[0].time) : NaN;
-  const spacer = (rows) => {
-    const li = document.createElement("li");
-    li.setAttribute("role", "presentation");
-    li.className = "spacer";
-    li.style.height = `${rows * ROW_HEIGHT}px`;
-    return li;
-  };
-  const rows = [];
-  for (let i = first; i < last; i++) {
-    const row = timelineRow(s, s.entries[i], start);
-    row.setAttribute("aria-selected", i === model.selectedIndex ? "true" : "false");
-    row.setAttribute("aria-setsize", String(count));
-    row.setAttribute("aria-posinset", String(i + 1));
-    rows.push(row);
-  }
-  list.replaceChildren(spacer(first), ...rows, spacer(count - last));
+  const size = String(count);
+  const selected = String(model.selectedIndex);
+  timelineRows.draw(
+    count,
+    first,
+    last,
+    (i) => {
+      const row = timelineRow(s, s.entries[i], start);
+      row.setAttribute("aria-posinset", String(i + 1));
+      // The newest row of a session keeps gaining notes (its summary counts retries): built again once it changed.
+      row.builtAt = i === count - 1 ? s.version : undefined;
+      return row;
+    },
+    (i, row) => row.builtAt === undefined || (i === count - 1 && row.builtAt === s.version),
+    (i, row) => {
+      setAttr(row, "aria-selected", row.dataset.index === selected ? "true" : "false");
+      setAttr(row, "aria-setsize", size);
+    },
+  );
 }
 
 function timelineRow(s, entry, start) {
@@ -1177,6 +1212,8 @@ function connect() {
       model.traceFileName = data.traceFile;
       model.events = [];
       model.selectedEvent = undefined;
+      incoming.length = 0;
+      awaitingReplay = true;
       const origins = Array.isArray(data.allowOrigins) ? data.allowOrigins : [];
       const allowed = $("allowed-origins");
       allowed.hidden = origins.length === 0;
@@ -1194,14 +1231,24 @@ function connect() {
       rendered.timelineKey = undefined;
       return;
     }
+    // Streamed records are applied at the next frame, all that came since the last one together (scheduleRender).
+    // The first records after hello are the replay: applied at once (the given trace is loaded after it). Later
+    // ones are records the server sent together; they wait for the next frame with the rest.
+    if (data.type === "records" && !awaitingReplay) {
+      incoming.push(...data.records);
+      scheduleRender();
+      return;
+    }
     if (data.type === "records") {
+      awaitingReplay = false;
+      for (const r of incoming.splice(0)) applyRecord(r);
       for (const r of data.records) applyRecord(r);
       loadGivenTrace();
       scheduleRender();
       return;
     }
     if (data.type === "record") {
-      applyRecord(data.record);
+      incoming.push(data.record);
       scheduleRender();
     }
   });
@@ -1233,7 +1280,8 @@ function start() {
   $("sequence").addEventListener("scroll", () => scheduleRender());
   $("timeline").addEventListener("scroll", () => {
     const s = model.sessions.get(model.selectedKey);
-    if (s) drawTimelineWindow(s);
+    const list = $("timeline");
+    if (s && rendered.timelineKey === s.key) drawTimelineWindow(s, { scrollTop: list.scrollTop, height: list.clientHeight });
   });
   $("timeline").addEventListener("keydown", (e) => {
     if (e.key === "ArrowDown" || e.key === "ArrowRight") selectIndex(model.selectedIndex + 1, true);

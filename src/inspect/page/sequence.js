@@ -2,6 +2,8 @@
 // one lifeline per actor, one arrow per event in the order they were sent. Selecting an event shows its payload and
 // the snapshot of its target just before and just after it. Every text goes in as textContent.
 
+import { rowWindow, setAttr, VirtualRows } from "./virtual-rows.js";
+
 const NS = "http://www.w3.org/2000/svg";
 const COLUMN = 150;
 const ROW = 26;
@@ -74,53 +76,86 @@ const OVERSCAN = 30;
 
 /**
  * Draws the view into `host` (the scrolling box): a header of lifelines and a listbox of events, each row an arrow
- * between them. Only the rows in view and a margin are drawn, between spacers as tall as the rest.
+ * between them. Only the rows in view and a margin are drawn, between spacers as tall as the rest; a redraw builds
+ * only the rows that came into view, and the header only when the lifelines change.
  */
-export function renderSequence(host, sequence, selectedOrder, onSelect) {
-  const column = new Map(sequence.lifelines.map((l, i) => [l.id, i]));
-  const width = Math.max(1, sequence.lifelines.length) * COLUMN;
-  const header = document.createElement("div");
-  header.className = "sequence-head";
-  header.style.width = `${width}px`;
-  for (const l of sequence.lifelines) {
-    const name = document.createElement("span");
-    name.textContent = l.name;
-    name.dataset.lifeline = l.id;
-    name.style.width = `${COLUMN}px`;
-    header.append(name);
+export class SequenceView {
+  constructor(host, onSelect) {
+    this.host = host;
+    this.onSelect = onSelect;
+    this.shape = undefined;
   }
-  const list = document.createElement("ol");
-  list.className = "sequence-events";
-  list.setAttribute("role", "listbox");
-  list.setAttribute("aria-label", "events");
-  list.tabIndex = 0;
-  list.style.width = `${width}px`;
-  const count = sequence.events.length;
-  const visible = Math.max(1, Math.ceil((host.clientHeight || 400) / ROW));
-  const first = Math.max(0, Math.floor(host.scrollTop / ROW) - OVERSCAN);
-  const last = Math.min(count, first + visible + 2 * OVERSCAN);
-  const spacer = (rows) => {
-    const li = document.createElement("li");
-    li.setAttribute("role", "presentation");
-    li.style.height = `${rows * ROW}px`;
-    return li;
-  };
-  list.append(spacer(first));
-  for (let index = first; index < last; index++) {
-    const e = sequence.events[index];
+
+  /** `view` is `{ scrollTop, height }` of the host, read before this frame wrote anything (no forced layout). */
+  draw(sequence, selectedOrder, view) {
+    const shape = `${sequence.root.key}|${sequence.lifelines.map((l) => l.id).join(",")}`;
+    if (shape !== this.shape) this.build(sequence, shape);
+    const count = sequence.events.length;
+    const { first, last } = rowWindow(view.scrollTop, view.height, count, ROW, OVERSCAN);
+    const size = String(count);
+    const selected = String(selectedOrder);
+    this.rows.draw(
+      count,
+      first,
+      last,
+      (index) => this.row(sequence.events[index], index),
+      (index, el) => el.dataset.order === String(sequence.events[index].order),
+      (index, el) => {
+        setAttr(el, "aria-selected", el.dataset.order === selected ? "true" : "false");
+        setAttr(el, "aria-setsize", size);
+      },
+    );
+    return { first, last };
+  }
+
+  /** The parts that change only with the lifelines: the arrow head, the header and the empty list. */
+  build(sequence, shape) {
+    this.shape = shape;
+    this.column = new Map(sequence.lifelines.map((l, i) => [l.id, i]));
+    this.lifelines = sequence.lifelines.length;
+    this.width = Math.max(1, sequence.lifelines.length) * COLUMN;
+    const header = document.createElement("div");
+    header.className = "sequence-head";
+    header.style.width = `${this.width}px`;
+    for (const l of sequence.lifelines) {
+      const name = document.createElement("span");
+      name.textContent = l.name;
+      name.dataset.lifeline = l.id;
+      name.style.width = `${COLUMN}px`;
+      header.append(name);
+    }
+    const list = document.createElement("ol");
+    list.className = "sequence-events";
+    list.setAttribute("role", "listbox");
+    list.setAttribute("aria-label", "events");
+    list.tabIndex = 0;
+    list.style.width = `${this.width}px`;
+    const defs = svgEl("svg", { width: 0, height: 0, "aria-hidden": "true" });
+    const marker = svgEl("marker", { id: "seq-head", viewBox: "0 0 10 10", refX: 9, refY: 5, markerWidth: 6, markerHeight: 6, orient: "auto" });
+    marker.append(svgEl("path", { d: "M0,0 L10,5 L0,10 z" }));
+    const d = svgEl("defs", {});
+    d.append(marker);
+    defs.append(d);
+    const scroll = this.host.scrollTop;
+    this.host.replaceChildren(defs, header, list);
+    this.host.scrollTop = scroll;
+    this.rows = new VirtualRows(list, ROW);
+  }
+
+  row(e, index) {
+    const column = this.column;
+    const width = this.width;
     const from = column.get(e.source !== undefined && column.has(e.source) ? e.source : OUTSIDE) ?? 0;
     const to = column.get(e.target) ?? 0;
     const li = document.createElement("li");
     li.setAttribute("role", "option");
-    li.setAttribute("aria-selected", e.order === selectedOrder ? "true" : "false");
-    li.setAttribute("aria-setsize", String(count));
     li.setAttribute("aria-posinset", String(index + 1));
     li.dataset.order = String(e.order);
     li.dataset.type = e.type;
     li.dataset.from = e.source ?? OUTSIDE;
     li.dataset.to = e.target;
     const svg = svgEl("svg", { width, height: ROW, "aria-hidden": "true" });
-    for (let i = 0; i < sequence.lifelines.length; i++) svg.append(svgEl("line", { x1: i * COLUMN + COLUMN / 2, y1: 0, x2: i * COLUMN + COLUMN / 2, y2: ROW, class: "lifeline" }));
+    for (let i = 0; i < this.lifelines; i++) svg.append(svgEl("line", { x1: i * COLUMN + COLUMN / 2, y1: 0, x2: i * COLUMN + COLUMN / 2, y2: ROW, class: "lifeline" }));
     const x1 = from * COLUMN + COLUMN / 2;
     const x2 = to * COLUMN + COLUMN / 2;
     if (from === to) {
@@ -132,18 +167,7 @@ export function renderSequence(host, sequence, selectedOrder, onSelect) {
     label.textContent = e.type;
     svg.append(label);
     li.append(svg);
-    li.addEventListener("click", () => onSelect(e.order));
-    list.append(li);
+    li.addEventListener("click", () => this.onSelect(e.order));
+    return li;
   }
-  list.append(spacer(count - last));
-  const defs = svgEl("svg", { width: 0, height: 0, "aria-hidden": "true" });
-  const marker = svgEl("marker", { id: "seq-head", viewBox: "0 0 10 10", refX: 9, refY: 5, markerWidth: 6, markerHeight: 6, orient: "auto" });
-  marker.append(svgEl("path", { d: "M0,0 L10,5 L0,10 z" }));
-  const d = svgEl("defs", {});
-  d.append(marker);
-  defs.append(d);
-  const scroll = host.scrollTop;
-  host.replaceChildren(defs, header, list);
-  host.scrollTop = scroll;
-  return { first, last };
 }
