@@ -7,7 +7,7 @@ export interface RunCheckpointOptions {
   store: RunStore;
   settings: StoredSettings;
   /** The trace's next seq (after a crash, resume goes on after the trace's last line on disk instead). */
-  trace?: { nextSeq(): number };
+  trace?: { nextSeq(): number; flush?(): void };
   onError: (error: Error) => void;
 }
 
@@ -26,6 +26,8 @@ export function runCheckpointer(options: RunCheckpointOptions): EngineObserver &
   const save = (at: StoredAt) => {
     if (failed || !context) return;
     try {
+      // The trace reaches the disk first: a checkpoint never names a seq whose lines a SIGKILL could still lose.
+      options.trace?.flush?.();
       options.store.save(storedRunOf(context, options.settings, options.trace?.nextSeq() ?? 0, Date.now(), at, "running", started)).catch(fail);
     } catch (error) {
       fail(error);
