@@ -113,8 +113,10 @@ describe("inspector: answering permission requests from the page", { timeout: BR
     expect(command).toHaveLength(50_000);
     const waiting = run.requestPermission({ call: { id: "long", name: "bash", input: { command } }, reason: "bash is an exec tool" });
     const allow = page.getByRole("button", { name: "Allow", exact: true });
-    await expect.poll(() => allow.isEnabled().catch(() => false), WAIT).toBe(true);
     const input = page.locator("#permission-input");
+    // Records reach the page once per frame: wait for this request to be the one shown, then for its buttons.
+    await expect.poll(async () => ((await input.textContent().catch(() => "")) ?? "").includes(command), WAIT).toBe(true);
+    await expect.poll(() => allow.isEnabled().catch(() => false), WAIT).toBe(true);
     const shown = await input.textContent();
     expect(shown).toContain(command); // the tail too
     expect(shown!.trimEnd().endsWith('rm -rf ~"\n}')).toBe(true);
@@ -132,6 +134,8 @@ describe("inspector: answering permission requests from the page", { timeout: BR
     const waiting = run.requestPermission({ call: { id: "huge", name: "bash", input: { command } }, reason: "bash is an exec tool" });
     const allow = page.getByRole("button", { name: "Allow", exact: true });
     const deny = page.getByRole("button", { name: "Deny", exact: true });
+    // This request, not the one before it, must be the one shown before its buttons are read.
+    await expect.poll(async () => ((await page.getByRole("note").textContent().catch(() => "")) ?? "").startsWith("Allow is off"), WAIT).toBe(true);
     await expect.poll(() => deny.isEnabled().catch(() => false), WAIT).toBe(true);
     expect(await allow.isDisabled()).toBe(true);
     expect(await page.locator("#permission-input").textContent()).not.toContain("rm -rf ~");
@@ -147,6 +151,7 @@ describe("inspector: answering permission requests from the page", { timeout: BR
     const run = inspector.attach({ sessionId: "perm-race" });
     const waiting = run.requestPermission({ call: { id: "race", name: "bash", input: { command: "rm -rf ~" } }, reason: "bash is an exec tool" });
     const allow = page.getByRole("button", { name: "Allow", exact: true });
+    await expect.poll(async () => ((await page.locator("#permission-input").textContent().catch(() => "")) ?? "").includes('"rm -rf ~"'), WAIT).toBe(true);
     await expect.poll(() => allow.isEnabled().catch(() => false), WAIT).toBe(true);
     const id = await page.locator("#permission").getAttribute("data-request");
     for (const extra of [{}, { token: "guess" }, { token: await pageToken(other.port) }]) {
