@@ -1,7 +1,7 @@
 export { query, type QueryRun } from "./query.js";
 export { resume, type ResumeOptions } from "./resume.js";
-export { fileRunStore, runsFolder } from "./trace/file-run-store.js";
-export type { RunStore, StoredRun, StoredCall, StoredSettings } from "./trace/run-store.js";
+export { fileRunStore, runsFolder } from "./durable/file-run-store.js";
+export type { RunStore, StoredRun, StoredCall, StoredSettings } from "./durable/run-store.js";
 export type { PendingCall } from "./machine/context.js";
 export type { CompletedRunResult, SuspendedRunResult } from "./events.js";
 export type { QueryOptions } from "./options.js";
@@ -17,7 +17,7 @@ export { scriptedModel, type ScriptedModel, type ScriptedStep, type ScriptStep, 
 export type { Model, ModelRequest, ModelResponse, ModelStreamEvent, ModelCallOptions, RawToolCall, ToolSpec, Usage, FinishReason } from "./models/model.js";
 export type { Message, SystemMessage, UserMessage, AssistantMessage, ToolMessage, ToolCall, ToolResult, AssistantToolCall } from "./models/messages.js";
 export type { PermissionMode, PermissionOptions, PermissionRequest, PermissionAnswer, AskAnswer, WhenUnanswered, PermissionRecord, DecidedBy } from "./permissions/types.js";
-export { TRACE_VERSION, type TraceLine, type StateTraceLine, type RetryTraceLine } from "./trace/format.js";
+export { TRACE_VERSION, type TraceLine, type StateTraceLine, type RetryTraceLine } from "./record/format.js";
 export type { Logger } from "./logger.js";
 export { createSession, type Session } from "./session.js";
 export type { SessionOptions, QueueMode } from "./options.js";
@@ -86,6 +86,6 @@ export {
   type TimelineEntry,
   type TimeSummary,
   type TurnTokens,
-} from "./trace/index.js";
+} from "./debug/index.js";
 export { mcpTools, mcpToolName, mcpToolRisk, type McpToolsHandle, type McpServers, type McpServerConfig, type McpStdioServer, type McpHttpServer, type McpToolsOptions } from "./mcp/index.js";
 export type { ToolProgress } from "./tools/define-tool.js";

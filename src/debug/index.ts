@@ -1,8 +1,8 @@
 /**
  * Trace-driven debugging: read a trace, show a run, replay it offline, fork it, make it a regression case.
- * (The `statecraft trace` commands live in ./commands.ts, loaded by the command line only.)
+ * (The `statecraft trace` commands live in src/cli/commands/trace-actions.ts, loaded by the command line only.)
  */
-export { readTrace, type ReadTraceOptions } from "./reader.js";
+export { readTrace, type ReadTraceOptions } from "../record/reader.js";
 export {
   loadSession,
   lastSessionId,

@@ -15,9 +15,9 @@ import type { QueryOptions, QueueMode } from "../options.js";
 import type { PermissionMode, PermissionPolicy, PermissionRequest, PolicyVerdict } from "../permissions/types.js";
 import { prepare } from "../query.js";
 import { defineTool, type AnyTool, type ToolContext, type ToolOutput } from "../tools/define-tool.js";
-import { checkSessionId } from "./transcript.js";
-import { TraceDetails } from "./details.js";
-import { TRACE_VERSION, type TraceLine } from "./format.js";
+import { checkSessionId } from "../record/transcript.js";
+import { TraceDetails } from "../record/details.js";
+import { TRACE_VERSION, type TraceLine } from "../record/format.js";
 import {
   analyseRun,
   compactionsIn,
