@@ -23,7 +23,7 @@ export { createSession, type Session } from "./session.js";
 export type { SessionOptions, QueueMode } from "./options.js";
 export type { AgentHooks, BeforeToolCallResult, PrepareNextTurnResult, ModelErrorAction } from "./hooks.js";
 export type { Summarize } from "./compaction/compact.js";
-export { agentTool, type AgentToolOptions } from "./tools/agent-tool.js";
+export { agentTool, type AgentToolOptions } from "./agent-tool.js";
 export type { RunInfo } from "./tools/define-tool.js";
 export { openaiModel } from "./models/openai/index.js";
 export type { OpenAIModelOptions, OpenAIEnvironment } from "./models/openai/index.js";
