@@ -53,9 +53,9 @@ export { createPermissionPolicy } from "./permissions/policy.js";
 export { parseRule, type PermissionRule } from "./permissions/rules.js";
 export { PERMISSION_MODES, type PermissionPolicy, type PolicyVerdict, type PolicyContext } from "./permissions/types.js";
 export type { PermissionSubjectKind } from "./tools/define-tool.js";
-export { startInspector, type Inspector, type InspectorOptions } from "./inspect/server.js";
-export type { InspectedRun } from "./inspect/run.js";
-export { machineChart, chartFromDefinition, type MachineChart, type ChartState, type ChartEdge } from "./inspect/chart.js";
+// The inspector and the trace tools have their own entries (statecraft/inspect, statecraft/trace); re-exported here
+// so that code written against the main entry keeps working.
+export { startInspector, type Inspector, type InspectorOptions, type InspectedRun, machineChart, chartFromDefinition, type MachineChart, type ChartState, type ChartEdge } from "./inspect/index.js";
 export {
   readTrace,
   loadSession,
