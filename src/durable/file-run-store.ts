@@ -2,9 +2,9 @@ import { randomBytes } from "node:crypto";
 import { closeSync, constants, fstatSync, fsyncSync, openSync, readdirSync, readFileSync, renameSync, unlinkSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { AgentError } from "../errors/agent-error.js";
-import { agentFolder, realFoldersDown } from "./agent-folder.js";
-import { existingSessionKey, sessionKey } from "./session-key.js";
-import { checkSessionId } from "./transcript.js";
+import { agentFolder, realFoldersDown } from "../record/agent-folder.js";
+import { existingSessionKey, sessionKey } from "../record/session-key.js";
+import { checkSessionId } from "../record/transcript.js";
 import { runRecordProblem, signRun, verifyRun, type RunStore, type StoredRun } from "./run-store.js";
 
 const code = (error: unknown) => (error as NodeJS.ErrnoException).code;
