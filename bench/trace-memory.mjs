@@ -6,7 +6,7 @@
 import { closeSync, mkdtempSync, openSync, rmSync, statSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { buildTimeline, formatTimeline, loadSession, summarizeSessions } from "../dist/trace/index.js";
+import { buildTimeline, formatTimeline, loadSession, summarizeSessions } from "../dist/debug/index.js";
 
 const MEGABYTES = Number(process.argv[2] ?? 100);
 const HEAP_LIMIT_MB = Number(process.argv[3] ?? 64);

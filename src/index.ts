@@ -1,7 +1,7 @@
 export { query, type QueryRun } from "./query.js";
 export { resume, type ResumeOptions } from "./resume.js";
-export { fileRunStore, runsFolder } from "./trace/file-run-store.js";
-export type { RunStore, StoredRun, StoredCall, StoredSettings } from "./trace/run-store.js";
+export { fileRunStore, runsFolder } from "./durable/file-run-store.js";
+export type { RunStore, StoredRun, StoredCall, StoredSettings } from "./durable/run-store.js";
 export type { PendingCall } from "./machine/context.js";
 export type { CompletedRunResult, SuspendedRunResult } from "./events.js";
 export type { QueryOptions } from "./options.js";
@@ -17,13 +17,13 @@ export { scriptedModel, type ScriptedModel, type ScriptedStep, type ScriptStep, 
 export type { Model, ModelRequest, ModelResponse, ModelStreamEvent, ModelCallOptions, RawToolCall, ToolSpec, Usage, FinishReason } from "./models/model.js";
 export type { Message, SystemMessage, UserMessage, AssistantMessage, ToolMessage, ToolCall, ToolResult, AssistantToolCall } from "./models/messages.js";
 export type { PermissionMode, PermissionOptions, PermissionRequest, PermissionAnswer, AskAnswer, WhenUnanswered, PermissionRecord, DecidedBy } from "./permissions/types.js";
-export { TRACE_VERSION, type TraceLine, type StateTraceLine, type RetryTraceLine } from "./trace/format.js";
+export { TRACE_VERSION, type TraceLine, type StateTraceLine, type RetryTraceLine } from "./record/format.js";
 export type { Logger } from "./logger.js";
 export { createSession, type Session } from "./session.js";
 export type { SessionOptions, QueueMode } from "./options.js";
 export type { AgentHooks, BeforeToolCallResult, PrepareNextTurnResult, ModelErrorAction } from "./hooks.js";
 export type { Summarize } from "./compaction/compact.js";
-export { agentTool, type AgentToolOptions } from "./tools/agent-tool.js";
+export { agentTool, type AgentToolOptions } from "./agent-tool.js";
 export type { RunInfo } from "./tools/define-tool.js";
 export { openaiModel } from "./models/openai/index.js";
 export type { OpenAIModelOptions, OpenAIEnvironment } from "./models/openai/index.js";
@@ -53,9 +53,9 @@ export { createPermissionPolicy } from "./permissions/policy.js";
 export { parseRule, type PermissionRule } from "./permissions/rules.js";
 export { PERMISSION_MODES, type PermissionPolicy, type PolicyVerdict, type PolicyContext } from "./permissions/types.js";
 export type { PermissionSubjectKind } from "./tools/define-tool.js";
-export { startInspector, type Inspector, type InspectorOptions } from "./inspect/server.js";
-export type { InspectedRun } from "./inspect/run.js";
-export { machineChart, chartFromDefinition, type MachineChart, type ChartState, type ChartEdge } from "./inspect/chart.js";
+// The inspector and the trace tools have their own entries (statecraft/inspect, statecraft/trace); re-exported here
+// so that code written against the main entry keeps working.
+export { startInspector, type Inspector, type InspectorOptions, type InspectedRun, machineChart, chartFromDefinition, type MachineChart, type ChartState, type ChartEdge } from "./inspect/index.js";
 export {
   readTrace,
   loadSession,
@@ -86,6 +86,6 @@ export {
   type TimelineEntry,
   type TimeSummary,
   type TurnTokens,
-} from "./trace/index.js";
+} from "./debug/index.js";
 export { mcpTools, mcpToolName, mcpToolRisk, type McpToolsHandle, type McpServers, type McpServerConfig, type McpStdioServer, type McpHttpServer, type McpToolsOptions } from "./mcp/index.js";
 export type { ToolProgress } from "./tools/define-tool.js";

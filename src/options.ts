@@ -4,7 +4,7 @@ import type { PermissionOptions } from "./permissions/types.js";
 import type { Logger } from "./logger.js";
 import type { AgentHooks } from "./hooks.js";
 import type { Summarize } from "./compaction/compact.js";
-import type { RunStore } from "./trace/run-store.js";
+import type { RunStore } from "./durable/run-store.js";
 
 /** Options of `query()`. Only `model` is required. */
 export interface QueryOptions extends AgentHooks {

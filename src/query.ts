@@ -27,16 +27,16 @@ import { PERMISSION_MODES, type PermissionOptions } from "./permissions/types.js
 import { startInspector, type Inspector } from "./inspect/server.js";
 import type { InspectedRun } from "./inspect/run.js";
 import type { AnyTool } from "./tools/define-tool.js";
-import { agentFolder, isInside } from "./trace/agent-folder.js";
-import { auditWriter } from "./trace/audit-writer.js";
-import { redactText, secretValues } from "./trace/redact.js";
-import { traceWriter } from "./trace/trace-writer.js";
-import { checkSessionId } from "./trace/transcript.js";
-import { fileRunStore } from "./trace/file-run-store.js";
-import { isHttpUrl, type RunStore, type StoredRun, type StoredSettings } from "./trace/run-store.js";
-import { storedRunOf } from "./trace/stored-run.js";
-import { runCheckpointer } from "./trace/run-checkpoint.js";
-import { transcriptWriter } from "./trace/transcript-writer.js";
+import { agentFolder, isInside } from "./record/agent-folder.js";
+import { auditWriter } from "./record/audit-writer.js";
+import { redactText, secretValues } from "./record/redact.js";
+import { traceWriter } from "./record/trace-writer.js";
+import { checkSessionId } from "./record/transcript.js";
+import { fileRunStore } from "./durable/file-run-store.js";
+import { isHttpUrl, type RunStore, type StoredRun, type StoredSettings } from "./durable/run-store.js";
+import { storedRunOf } from "./durable/stored-run.js";
+import { runCheckpointer } from "./durable/run-checkpoint.js";
+import { transcriptWriter } from "./record/transcript-writer.js";
 
 /** A running query: the event stream, plus `abort()` (ends the run `user_abort`). */
 export interface QueryRun extends AsyncGenerator<AgentEvent, RunResult, undefined> {

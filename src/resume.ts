@@ -6,11 +6,11 @@ import { createPermissionPolicy } from "./permissions/policy.js";
 import type { PermissionAnswer, PermissionOptions } from "./permissions/types.js";
 import { prepare, startRun, type QueryRun, type RunLifecycle } from "./query.js";
 import type { Inbox } from "./machine/context.js";
-import { fileRunStore } from "./trace/file-run-store.js";
-import type { RunStore, StoredRun } from "./trace/run-store.js";
-import { resumePointOf, storedMessages } from "./trace/stored-run.js";
-import { checkSessionId, loadTranscript } from "./trace/transcript.js";
-import { readTrace } from "./trace/reader.js";
+import { fileRunStore } from "./durable/file-run-store.js";
+import type { RunStore, StoredRun } from "./durable/run-store.js";
+import { resumePointOf, storedMessages } from "./durable/stored-run.js";
+import { checkSessionId, loadTranscript } from "./record/transcript.js";
+import { readTrace } from "./record/reader.js";
 
 /** Options of `resume()`: query()'s (the recorded limits and settings apply unless given) plus the answers. */
 export interface ResumeOptions extends Partial<Omit<QueryOptions, "model" | "sessionId">>, Pick<QueryOptions, "model"> {

@@ -1,4 +1,4 @@
-// 6. Replay: a recorded trace of about 10 000 transitions replayed through the engine (src/trace/replay.ts).
+// 6. Replay: a recorded trace of about 10 000 transitions replayed through the engine (src/debug/replay.ts).
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -8,12 +8,12 @@ import { statecraftEngine } from "../engines/statecraft.mjs";
 const TRANSITIONS = 10_000;
 
 export async function replaySection(sc, distDir, { runs, log }) {
-  const replayFile = join(distDir, "trace", "replay.js");
-  const sessionFile = join(distDir, "trace", "session.js");
+  const replayFile = join(distDir, "debug", "replay.js");
+  const sessionFile = join(distDir, "debug", "session.js");
   const replay = sc.replay ?? (existsSync(replayFile) ? (await import(pathToFileURL(replayFile).href)).replay : undefined);
   const loadSession = sc.loadSession ?? (existsSync(sessionFile) ? (await import(pathToFileURL(sessionFile).href)).loadSession : undefined);
   if (typeof replay !== "function" || typeof loadSession !== "function") {
-    return { available: false, reason: "no replay() in the built package (src/trace/replay.ts)" };
+    return { available: false, reason: "no replay() in the built package (src/debug/replay.ts)" };
   }
   // Seven transitions per tool step and three more for the start and the end.
   const steps = Math.ceil((TRANSITIONS - 3) / 7);

@@ -5,7 +5,7 @@ import type { Message } from "../models/messages.js";
 import type { Model } from "../models/model.js";
 import { createPermissionPolicy } from "../permissions/policy.js";
 import type { PermissionOptions, PermissionPolicy } from "../permissions/types.js";
-import { historyForModel, loadTranscript } from "../trace/transcript.js";
+import { historyForModel, loadTranscript } from "../record/transcript.js";
 
 export interface BuildContextInput {
   /** First build of the run: read the transcript and assemble the first request. */

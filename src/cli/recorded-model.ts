@@ -1,4 +1,4 @@
-import { isHttpUrl, type StoredSettings } from "../trace/run-store.js";
+import { isHttpUrl, type StoredSettings } from "../durable/run-store.js";
 import type { ModelChoice } from "./config.js";
 import { UsageError } from "./usage-error.js";
 

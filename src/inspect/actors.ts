@@ -3,7 +3,7 @@ import { guardText } from "./chart.js";
 import type { InspectorHub } from "./hub.js";
 import type { ActorSnapshot, StatelyInspectionEvent, TakenTransition } from "./protocol.js";
 import { toJson } from "./serialize.js";
-import { redactValue, secretValues } from "../trace/redact.js";
+import { redactValue, secretValues } from "../record/redact.js";
 
 /** XState's inspect option accepts an observer or a function; this is both. */
 export type InspectObserver = ((event: InspectionEvent) => void) & { next(event: InspectionEvent): void };

@@ -1,4 +1,4 @@
-import { redactLine } from "../trace/redact.js";
+import { redactLine } from "../record/redact.js";
 import { isSecretKey, toJsonTextAt } from "./serialize.js";
 
 /** Context keys that are not the run's data: collaborators (model client, tools, signal) and the conversation, sent on its own. */

@@ -1,4 +1,4 @@
-import { redactText } from "../trace/redact.js";
+import { redactText } from "../record/redact.js";
 
 /**
  * Streamed text (`text_delta`, `thinking_delta`) as the inspector's records carry it, redacted: a secret the model

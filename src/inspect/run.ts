@@ -1,10 +1,10 @@
 import type { AgentEvent } from "../events.js";
 import type { EngineObserver } from "../machine/observe.js";
 import type { PermissionRequest } from "../permissions/types.js";
-import { TraceDetails } from "../trace/details.js";
-import { TRACE_VERSION } from "../trace/format.js";
-import { isoTime } from "../trace/iso-time.js";
-import { redactLine, redactText, redactValue, secretValues } from "../trace/redact.js";
+import { TraceDetails } from "../record/details.js";
+import { TRACE_VERSION } from "../record/format.js";
+import { isoTime } from "../record/iso-time.js";
+import { redactLine, redactText, redactValue, secretValues } from "../record/redact.js";
 import type { InspectorHub } from "./hub.js";
 import type { InspectorRecord } from "./protocol.js";
 import { ContextText } from "./context-text.js";

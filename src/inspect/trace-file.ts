@@ -1,7 +1,7 @@
 import { createReadStream } from "node:fs";
 import type http from "node:http";
 import { Transform, type TransformCallback } from "node:stream";
-import { redactLine, secretValues } from "../trace/redact.js";
+import { redactLine, secretValues } from "../record/redact.js";
 
 /**
  * Sends a trace file to the page redacted line by line, as the trace writer redacts: a trace written by an older

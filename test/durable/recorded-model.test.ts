@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { defineTool, fileRunStore, openaiModel, query, scriptedModel } from "../../src/index.js";
 import { recordedModelChoice } from "../../src/cli/recorded-model.js";
-import { runRecordProblem, type StoredSettings } from "../../src/trace/run-store.js";
+import { runRecordProblem, type StoredSettings } from "../../src/durable/run-store.js";
 import { collect, removeDir, tempDir } from "../support/engine.js";
 import { replies, startOpenAIServer, type OpenAIServer } from "../support/openai-server.js";
 

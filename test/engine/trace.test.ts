@@ -4,7 +4,7 @@ import { pino } from "pino";
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { defineTool, query, scriptedModel, TRACE_VERSION } from "../../src/index.js";
-import { lineSigner, sessionKey } from "../../src/trace/session-key.js";
+import { lineSigner, sessionKey } from "../../src/record/session-key.js";
 import { collect, readJsonl, removeDir, tempDir, echoTool } from "../support/engine.js";
 
 let cwd: string;

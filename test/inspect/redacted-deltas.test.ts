@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { RedactedDeltas } from "../../src/inspect/redacted-deltas.js";
-import { REDACTED, secretValues } from "../../src/trace/redact.js";
+import { REDACTED, secretValues } from "../../src/record/redact.js";
 import { leaks, SECRET_PAYLOADS } from "../support/secrets.js";
 
 /** What a page is sent for text streamed in pieces of `size` characters. */

@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { mcpTools } from "../../src/mcp/index.js";
 import { scriptedModel } from "../../src/models/scripted.js";
 import { query } from "../../src/query.js";
-import { lastSessionId, loadSession, replay, scriptOf } from "../../src/trace/index.js";
+import { lastSessionId, loadSession, replay, scriptOf } from "../../src/debug/index.js";
 import { collect } from "../support/engine.js";
 import { makeTempDir, removeDir } from "../tools/workspace.js";
 import { stdioServer } from "./servers.js";

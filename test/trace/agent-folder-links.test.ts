@@ -5,7 +5,7 @@ import { pino } from "pino";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { scriptedModel } from "../../src/models/scripted.js";
 import { query } from "../../src/query.js";
-import { openAppendInside } from "../../src/trace/agent-folder.js";
+import { openAppendInside } from "../../src/record/agent-folder.js";
 import { collect, echoTool, removeDir, tempDir } from "../support/engine.js";
 
 /**

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { cpSync, existsSync, readdirSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { join } from "node:path";
-import type { TraceLine } from "../../src/trace/format.js";
+import type { TraceLine } from "../../src/record/format.js";
 import { CLI, makeTempDir, removeDir, runCli } from "../cli/helpers/cli-process.js";
 import { readLines, stateOf, writeLines } from "./helpers.js";
 

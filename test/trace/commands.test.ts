@@ -2,9 +2,9 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { scriptedModel } from "../../src/index.js";
-import type { TraceLine } from "../../src/trace/format.js";
-import type { SessionTimeline } from "../../src/trace/timeline.js";
-import type { SessionSummary } from "../../src/trace/session.js";
+import type { TraceLine } from "../../src/record/format.js";
+import type { SessionTimeline } from "../../src/debug/timeline.js";
+import type { SessionSummary } from "../../src/debug/session.js";
 import { removeDir, tempDir } from "../support/engine.js";
 import { echo, readLines, record, stateOf, traceCli, writeLines, writeNote } from "./helpers.js";
 

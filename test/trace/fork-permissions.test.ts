@@ -1,7 +1,7 @@
 import { cpSync, existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { forkPermissions } from "../../src/trace/fork-permissions.js";
+import { forkPermissions } from "../../src/debug/fork-permissions.js";
 import { makeTempDir, removeDir, runCli } from "../cli/helpers/cli-process.js";
 import { readLines, stateOf, writeLines } from "./helpers.js";
 

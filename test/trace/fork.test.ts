@@ -2,10 +2,10 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { createSession, defineTool, query, scriptedModel, type Message } from "../../src/index.js";
-import { fork, forkStart } from "../../src/trace/fork.js";
-import { loadTranscript } from "../../src/trace/transcript.js";
-import { loadSession, splitRuns, type TraceSession } from "../../src/trace/session.js";
-import { replay } from "../../src/trace/replay.js";
+import { fork, forkStart } from "../../src/debug/fork.js";
+import { loadTranscript } from "../../src/record/transcript.js";
+import { loadSession, splitRuns, type TraceSession } from "../../src/debug/session.js";
+import { replay } from "../../src/debug/replay.js";
 import { collect, removeDir, tempDir } from "../support/engine.js";
 import { echo, readLines, record, stateOf, writeNote } from "./helpers.js";
 

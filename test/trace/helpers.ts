@@ -2,8 +2,8 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Command } from "commander";
 import { AgentError, defineTool, query, type AgentEvent, type QueryOptions, type RunResult } from "../../src/index.js";
-import type { TraceLine } from "../../src/trace/format.js";
-import { registerTraceCommands } from "../../src/trace/commands.js";
+import type { TraceLine } from "../../src/record/format.js";
+import { registerTraceCommands } from "../../src/cli/commands/trace-actions.js";
 import { Capture } from "../cli/helpers/capture.js";
 
 export const echo = defineTool({

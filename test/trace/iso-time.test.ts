@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isoTime } from "../../src/trace/iso-time.js";
+import { isoTime } from "../../src/record/iso-time.js";
 
 describe("isoTime", () => {
   it("is the ISO text of the time given, whether it repeats, moves on or goes back", () => {

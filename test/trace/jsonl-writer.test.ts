@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { JsonlWriter } from "../../src/trace/jsonl-writer.js";
+import { JsonlWriter } from "../../src/record/jsonl-writer.js";
 import { tempDir } from "../support/engine.js";
 
 const dirs: string[] = [];
@@ -115,7 +115,7 @@ describe("JsonlWriter", () => {
     const dir = workspace();
     const file = join(dir, "exit.jsonl");
     const script = `
-      import { JsonlWriter } from ${JSON.stringify(resolve("dist/trace/jsonl-writer.js"))};
+      import { JsonlWriter } from ${JSON.stringify(resolve("dist/record/jsonl-writer.js"))};
       const a = new JsonlWriter(${JSON.stringify(file)});
       const b = new JsonlWriter(${JSON.stringify(file)});
       a.write({ a: 1 }); b.write({ b: 1 });

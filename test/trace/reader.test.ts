@@ -2,10 +2,10 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { appendFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { query, scriptedModel } from "../../src/index.js";
-import type { TraceLine } from "../../src/trace/format.js";
-import { readTrace } from "../../src/trace/reader.js";
-import { lastSessionId, loadSession, summarizeSessions } from "../../src/trace/session.js";
-import { replay } from "../../src/trace/replay.js";
+import type { TraceLine } from "../../src/record/format.js";
+import { readTrace } from "../../src/record/reader.js";
+import { lastSessionId, loadSession, summarizeSessions } from "../../src/debug/session.js";
+import { replay } from "../../src/debug/replay.js";
 import { collect, removeDir, tempDir } from "../support/engine.js";
 import { echo, readLines, record, stateOf, writeLines } from "./helpers.js";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isSecretName, REDACTED, redactLine, redactText, redactValue, secretValues } from "../../src/trace/redact.js";
+import { isSecretName, REDACTED, redactLine, redactText, redactValue, secretValues } from "../../src/record/redact.js";
 import { escapings, leaks, SECRET_PAYLOADS } from "../support/secrets.js";
 
 /** The payload's text as the sinks hold it: a JSON string, a JSON string inside one (call arguments), and deeper. */

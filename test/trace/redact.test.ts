@@ -2,10 +2,10 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { defineTool, scriptedModel } from "../../src/index.js";
-import { redactLine, secretValues } from "../../src/trace/redact.js";
-import { loadSession } from "../../src/trace/session.js";
-import { replay } from "../../src/trace/replay.js";
-import { buildTimeline, formatTimeline } from "../../src/trace/timeline.js";
+import { redactLine, secretValues } from "../../src/record/redact.js";
+import { loadSession } from "../../src/debug/session.js";
+import { replay } from "../../src/debug/replay.js";
+import { buildTimeline, formatTimeline } from "../../src/debug/timeline.js";
 import { removeDir, tempDir } from "../support/engine.js";
 import { record } from "./helpers.js";
 

@@ -4,8 +4,8 @@ import { join } from "node:path";
 import { agentTool, createSession, defineTool, scriptedModel, type Model, type ModelStreamEvent } from "../../src/index.js";
 import { ENGINE_STATES } from "../../src/machine/states.js";
 import { STOP_REASONS } from "../../src/machine/stop-reasons.js";
-import { loadSession } from "../../src/trace/session.js";
-import { replay } from "../../src/trace/replay.js";
+import { loadSession } from "../../src/debug/session.js";
+import { replay } from "../../src/debug/replay.js";
 import { removeDir, tempDir } from "../support/engine.js";
 import { ALL_TOOLS, busy, count, echo, readLines, record, sleepy, stateOf, stuck, fatal, type Recorded } from "./helpers.js";
 

@@ -2,9 +2,9 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { scriptedModel, type Model, type ModelStreamEvent } from "../../src/index.js";
-import type { TraceLine } from "../../src/trace/format.js";
-import { scriptOf } from "../../src/trace/script.js";
-import { loadSession } from "../../src/trace/session.js";
+import type { TraceLine } from "../../src/record/format.js";
+import { scriptOf } from "../../src/debug/script.js";
+import { loadSession } from "../../src/debug/session.js";
 import { removeDir, tempDir } from "../support/engine.js";
 import { ALL_TOOLS, record, stateOf } from "./helpers.js";
 

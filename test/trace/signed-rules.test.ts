@@ -6,8 +6,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { scriptedModel } from "../../src/models/scripted.js";
 import { query } from "../../src/query.js";
 import { builtinTools } from "../../src/tools/builtin/index.js";
-import { lineSigner, sessionKey, sessionKeyPath } from "../../src/trace/session-key.js";
-import { loadTranscript, transcriptPath } from "../../src/trace/transcript.js";
+import { lineSigner, sessionKey, sessionKeyPath } from "../../src/record/session-key.js";
+import { loadTranscript, transcriptPath } from "../../src/record/transcript.js";
 import { collect, readJsonl } from "../support/engine.js";
 import { makeTempDir, removeDir } from "../tools/workspace.js";
 

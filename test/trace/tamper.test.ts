@@ -1,9 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { join } from "node:path";
 import { scriptedModel } from "../../src/index.js";
-import type { TraceLine } from "../../src/trace/format.js";
-import { loadSession } from "../../src/trace/session.js";
-import { replay } from "../../src/trace/replay.js";
+import type { TraceLine } from "../../src/record/format.js";
+import { loadSession } from "../../src/debug/session.js";
+import { replay } from "../../src/debug/replay.js";
 import { removeDir, tempDir } from "../support/engine.js";
 import { echo, readLines, record, stateOf, writeLines, writeNote } from "./helpers.js";
 

@@ -3,8 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { trustFolder } from "../../src/cli/user-config.js";
-import { JsonlWriter } from "../../src/trace/jsonl-writer.js";
-import { sessionKey } from "../../src/trace/session-key.js";
+import { JsonlWriter } from "../../src/record/jsonl-writer.js";
+import { sessionKey } from "../../src/record/session-key.js";
 import { makeDirectory } from "../../src/util/make-dir.js";
 
 let dir: string;

@@ -2,7 +2,7 @@ import { resolve } from "node:path";
 import { AgentError } from "../../errors/agent-error.js";
 import type { PermissionAnswer } from "../../permissions/types.js";
 import { resume } from "../../resume.js";
-import { fileRunStore } from "../../trace/file-run-store.js";
+import { fileRunStore } from "../../durable/file-run-store.js";
 import { setupOutput, type CliContext } from "../context.js";
 import { canAsk } from "../io.js";
 import { HumanRenderer, JsonRenderer } from "../render.js";

@@ -1,6 +1,6 @@
 import { resolve } from "node:path";
 import { AgentError } from "../../errors/agent-error.js";
-import { fileRunStore, runOwner } from "../../trace/file-run-store.js";
+import { fileRunStore, runOwner } from "../../durable/file-run-store.js";
 import type { CliContext } from "../context.js";
 import { EXIT_CODES } from "../exit-codes.js";
 import type { RunsFlags } from "./runs.js";

@@ -1,27 +1,27 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { Command, InvalidArgumentError, Option } from "commander";
-import { colorsEnabled, createStyle, type Style } from "../cli/colors.js";
-import { resolveRunSettings } from "../cli/config.js";
-import { EXIT_CODES, exitCodeFor } from "../cli/exit-codes.js";
-import { listenForInterrupts } from "../cli/interrupts.js";
-import { createLogger, LOG_LEVELS, resolveLogLevel } from "../cli/logger.js";
-import { createModel } from "../cli/model-factory.js";
-import { createTerminalPrompter, type PermissionPrompter } from "../cli/prompt.js";
-import { HumanRenderer, JsonRenderer, type Renderer } from "../cli/render.js";
-import { parsePositiveInteger, parsePositiveSeconds, type RunFlags } from "../cli/run-flags.js";
-import { UsageError } from "../cli/usage-error.js";
-import { AgentError } from "../errors/agent-error.js";
-import type { AgentEvent } from "../events.js";
-import { PERMISSION_MODES, type PermissionMode, type PermissionOptions } from "../permissions/types.js";
-import { builtinTools } from "../tools/builtin/index.js";
-import { fork } from "./fork.js";
-import { forkPermissions } from "./fork-permissions.js";
-import { analyseRun } from "./recording.js";
-import { replay } from "./replay.js";
-import { scriptOf } from "./script.js";
-import { lastSessionId, loadSession, splitRuns, summarizeSessions, type SessionSummary, type TraceSession } from "./session.js";
-import { buildTimeline, excerpt, formatMs, formatTimeline } from "./timeline.js";
+import { colorsEnabled, createStyle, type Style } from "../colors.js";
+import { resolveRunSettings } from "../config.js";
+import { EXIT_CODES, exitCodeFor } from "../exit-codes.js";
+import { listenForInterrupts } from "../interrupts.js";
+import { createLogger, LOG_LEVELS, resolveLogLevel } from "../logger.js";
+import { createModel } from "../model-factory.js";
+import { createTerminalPrompter, type PermissionPrompter } from "../prompt.js";
+import { HumanRenderer, JsonRenderer, type Renderer } from "../render.js";
+import { parsePositiveInteger, parsePositiveSeconds, type RunFlags } from "../run-flags.js";
+import { UsageError } from "../usage-error.js";
+import { AgentError } from "../../errors/agent-error.js";
+import type { AgentEvent } from "../../events.js";
+import { PERMISSION_MODES, type PermissionMode, type PermissionOptions } from "../../permissions/types.js";
+import { builtinTools } from "../../tools/builtin/index.js";
+import { fork } from "../../debug/fork.js";
+import { forkPermissions } from "../../debug/fork-permissions.js";
+import { analyseRun } from "../../debug/recording.js";
+import { replay } from "../../debug/replay.js";
+import { scriptOf } from "../../debug/script.js";
+import { lastSessionId, loadSession, splitRuns, summarizeSessions, type SessionSummary, type TraceSession } from "../../debug/session.js";
+import { buildTimeline, excerpt, formatMs, formatTimeline } from "../../debug/timeline.js";
 
 /** Where the trace commands read and write. The CLI's own context fits; without one, the process's streams. */
 export interface TraceCommandContext {

@@ -1,4 +1,4 @@
-import type { TraceLine } from "./format.js";
+import type { TraceLine } from "../record/format.js";
 
 /**
  * A run's lines with each suspension gap closed (docs/durable.md): a resumed run re-enters the state it suspended in

@@ -7,12 +7,12 @@ import type { Model, ModelStreamEvent } from "../models/model.js";
 import { planCompaction, SUMMARY_PREFIX } from "../compaction/compact.js";
 import { DEFAULT_KEEP_RECENT_TOKENS, type QueryOptions } from "../options.js";
 import { prepare, startRun, type QueryRun } from "../query.js";
-import { secretValues } from "./redact.js";
-import type { TraceLine } from "./format.js";
+import { secretValues } from "../record/redact.js";
+import type { TraceLine } from "../record/format.js";
 import { analyseRun, compactionsIn, compactionSummaries, detailsOf, isState, type RecordedBatch, type RecordedResponse, type RecordedRun } from "./recording.js";
 import { splitRuns, type ForkPoint, type TraceSession } from "./session.js";
-import { historyForModel, loadTranscript, transcriptPath } from "./transcript.js";
-import { transcriptLines } from "./transcript-writer.js";
+import { historyForModel, loadTranscript, transcriptPath } from "../record/transcript.js";
+import { transcriptLines } from "../record/transcript-writer.js";
 
 export interface ForkOptions extends QueryOptions {
   /** The seq of the line to fork at: the fork continues from the conversation as it stood there. */

@@ -1,4 +1,4 @@
-import type { TraceLine } from "./format.js";
+import type { TraceLine } from "../record/format.js";
 import { detailsOf, isState } from "./recording.js";
 import { splitRuns, type TraceSession } from "./session.js";
 

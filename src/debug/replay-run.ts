@@ -1,12 +1,10 @@
 import { isDeepStrictEqual } from "node:util";
-import { withoutGaps } from "./gaps.js";
 import { createActor, type Actor } from "xstate";
 import { buildContext, type BuildContextInput, type BuiltContext } from "../actors/build-context.js";
 import { defaultEffects, effectsActor } from "../actors/effects.js";
 import { AgentError } from "../errors/agent-error.js";
-import type { RunUsage } from "../events.js";
 import { engineMachine } from "../machine/engine.js";
-import { observeEngine, type EngineObserver, type StateEntered } from "../machine/observe.js";
+import { observeEngine } from "../machine/observe.js";
 import type { BeforeToolCallResult, ModelErrorAction } from "../hooks.js";
 import type { Inbox } from "../machine/context.js";
 import type { Message, ToolCall } from "../models/messages.js";
@@ -15,13 +13,10 @@ import type { QueryOptions, QueueMode } from "../options.js";
 import type { PermissionMode, PermissionPolicy, PermissionRequest, PolicyVerdict } from "../permissions/types.js";
 import { prepare } from "../query.js";
 import { defineTool, type AnyTool, type ToolContext, type ToolOutput } from "../tools/define-tool.js";
-import { checkSessionId } from "./transcript.js";
-import { TraceDetails } from "./details.js";
-import { TRACE_VERSION, type TraceLine } from "./format.js";
+import { checkSessionId } from "../record/transcript.js";
+import { TraceDetails } from "../record/details.js";
+import type { TraceLine } from "../record/format.js";
 import {
-  analyseRun,
-  compactionsIn,
-  compactionSummaries,
   detailsOf,
   isState,
   readError,
@@ -32,104 +27,17 @@ import {
   type RecordedResponse,
   type RecordedRun,
 } from "./recording.js";
-import { splitRuns, type TraceSession } from "./session.js";
-import { describeLine, excerpt } from "./timeline.js";
-
-export interface ReplayOptions {
-  /** Lines of context shown before the divergence (default 3). */
-  contextLines?: number;
-}
-
-/** Where a replay first stopped matching its recording. */
-export interface Divergence {
-  /** The seq (in the recording's numbering) of the first line that differs. */
-  seq: number;
-  /** The run of the session (1-based) it is in. */
-  run: number;
-  /** The recorded state there (`retry` etc. for other lines, `(missing line)`, `(end of recording)`). */
-  recorded: string;
-  /** The state the replay reached there (`(end of run)` when it had stopped). */
-  replayed: string;
-  /** `diverged at seq N: recorded <state>, replayed <state>` */
-  message: string;
-  /** What differs there, in words. */
-  reason: string;
-  /** The lines around it, recorded and replayed, and what the replay noticed. */
-  context: string[];
-}
-
-export interface ReplayResult {
-  identical: boolean;
-  divergence?: Divergence;
-  sessionId: string;
-  /** Runs replayed (a session has one per request). */
-  runs: number;
-  /** Lines of the recording. */
-  lines: number;
-  /** The lines the replay produced, per run, numbered like the recording's. */
-  replayed: TraceLine[][];
-}
-
-/**
- * Re-runs a recorded session through the real engine machine, with the outside world played back from the trace:
- * the model answers with its recorded outputs (errors and retries included), tools return their recorded results
- * (nothing runs), permission decisions are the recorded ones (the real ask_permission actor asks a stand-in policy
- * and a stand-in person), and a stop that came from outside (an abort, the deadline) is reproduced at the recorded
- * point. The replay's lines are compared with the recording: states, turns, tool calls (name and input; ids are
- * compared by position), decisions, results and the stop. The first difference is the divergence.
- * A session that can't be read as runs (a missing or misplaced line, an unknown state, no build_context) is a
- * divergence too; replay never throws for a bad trace.
- */
-export async function replay(session: TraceSession, options: ReplayOptions = {}): Promise<ReplayResult> {
-  const contextLines = options.contextLines ?? 3;
-  const runs = splitRuns(session.lines);
-  const result: ReplayResult = { identical: true, sessionId: session.sessionId, runs: runs.length, lines: session.lines.length, replayed: [] };
-  if (runs.length === 0) {
-    result.identical = false;
-    result.divergence = divergenceAt(0, 1, "(no lines)", "(not replayed)", "the session has no lines", []);
-    return result;
-  }
-  const cwd = analyseRun(runs[0], 0).options?.cwd;
-  const summaries = compactionSummaries(session.lines, cwd, session.sessionId);
-  let compactions = 0;
-  for (let i = 0; i < runs.length; i++) {
-    const recorded = analyseRun(runs[i], i);
-    const outcome = await replayRun(recorded, session.sessionId, summaries.slice(compactions));
-    compactions += compactionsIn(runs[i]);
-    result.replayed.push(outcome.lines);
-    const divergence = compareRun(recorded, outcome, runs.length, contextLines);
-    if (divergence) {
-      result.identical = false;
-      result.divergence = divergence;
-      return result;
-    }
-  }
-  return result;
-}
+import { excerpt } from "./timeline.js";
+import { ReplayRecorder } from "./replay-recorder.js";
+import { stopPlan, type StopPlan } from "./replay-stop.js";
 
 /** What one replayed run produced. */
-interface RunOutcome {
+export interface RunOutcome {
   lines: TraceLine[];
   /** Things the stand-ins noticed (a call the recording never made, a crash): context for a divergence. */
   notes: string[];
   /** Why the run could not be replayed at all. */
   failure?: string;
-}
-
-/** How a stop that came from outside the engine is reproduced. */
-interface StopPlan {
-  reason: "user_abort" | "timeout";
-  /**
-   * `before-start`: the caller's signal was aborted before the run began. `guard`: a guard of a transient state saw
-   * the abort or the deadline (its flag is set when the replay reaches `atSeq`). `event`: the abort or the deadline
-   * arrived while the engine waited in the state at `atSeq` (sent when the replay writes that line).
-   */
-  style: "before-start" | "guard" | "event";
-  atSeq: number;
-  /** execute_tool: the calls that had finished when the stop came; the stop waits for as many. */
-  waitFinished?: number;
-  /** The batch the stop came in (its unfinished calls wait instead of answering). */
-  batch?: RecordedBatch;
 }
 
 /** Hooks whose effect the trace records, so the replay can play them back. */
@@ -138,7 +46,7 @@ const PLAYED_HOOKS: ReadonlySet<string> = new Set(["onModelError", "shouldStopAf
 /** The deadline timer's delay in a replay: a marker the replay's clock recognises (it is never waited for). */
 const DEADLINE_MARKER = 2_000_000_017;
 
-async function replayRun(run: RecordedRun, sessionId: string, summaries: Array<string | undefined>): Promise<RunOutcome> {
+export async function replayRun(run: RecordedRun, sessionId: string, summaries: Array<string | undefined>): Promise<RunOutcome> {
   if (!run.build || !run.options) return { lines: [], notes: [], failure: run.problem?.message ?? "the run has no build_context line with its options" };
   try {
     return await new RunReplay(run, run.options, sessionId, summaries).play();
@@ -597,104 +505,6 @@ class RunReplay {
   }
 }
 
-/** Writes the replayed run's lines the way the trace writer does (without a file), and follows its batches. */
-class ReplayRecorder implements EngineObserver {
-  readonly lines: TraceLine[] = [];
-  details = new TraceDetails({});
-  /** The replay's call ids → the model call (index) and position in its response. */
-  readonly calls = new Map<string, { callIndex: number; position: number }>();
-  modelCallIndex = -1;
-  lastStateSeq = -1;
-  finishedInBatch = 0;
-  private running = new Set<string>();
-  private seq = 0;
-  private turn = 0;
-
-  constructor(
-    private readonly sessionId: string,
-    private readonly onLine: (line: TraceLine) => void,
-    private readonly onFinished: () => void,
-  ) {}
-
-  state(entered: StateEntered): void {
-    this.turn = entered.context.turn;
-    const { state, context } = entered;
-    const line = {
-      v: TRACE_VERSION,
-      sessionId: this.sessionId,
-      seq: this.seq++,
-      time: new Date(entered.time).toISOString(),
-      kind: "state",
-      state,
-      turn: this.turn,
-      details: this.details.of(entered),
-    } as TraceLine;
-    this.lines.push(line);
-    this.lastStateSeq = line.seq;
-    if (state === "call_model") this.modelCallIndex++;
-    if (state === "parse_tool_call") context.batch.forEach((r, position) => this.calls.set(r.call.id, { callIndex: this.modelCallIndex, position }));
-    if (state === "execute_tool") {
-      this.running = new Set(context.batch.filter((r) => r.status === "allowed").map((r) => r.call.id));
-      this.finishedInBatch = 0;
-    }
-    this.onLine(line);
-  }
-
-  emitted(event: Parameters<NonNullable<EngineObserver["emitted"]>>[0]): void {
-    if (event.type === "retry") {
-      const line = {
-        v: TRACE_VERSION,
-        sessionId: this.sessionId,
-        seq: this.seq++,
-        time: new Date().toISOString(),
-        kind: "retry",
-        turn: this.turn,
-        attempt: event.attempt,
-        delayMs: event.delayMs,
-        error: event.error,
-      } as TraceLine;
-      this.lines.push(line);
-      this.onLine(line);
-    } else if (event.type === "compaction") {
-      const line = {
-        v: TRACE_VERSION,
-        sessionId: this.sessionId,
-        seq: this.seq++,
-        time: new Date().toISOString(),
-        kind: "compaction",
-        turn: this.turn,
-        tokensBefore: event.tokensBefore,
-        tokensAfter: event.tokensAfter,
-      } as TraceLine;
-      this.lines.push(line);
-      this.onLine(line);
-    } else if (event.type === "tool_result" && this.running.has(event.call.id)) {
-      this.finishedInBatch++;
-      this.onFinished();
-    }
-  }
-}
-
-/** How the recorded run's outside stop is reproduced, if it had one. */
-function stopPlan(run: RecordedRun): StopPlan | undefined {
-  const done = run.done;
-  if (!done) return undefined;
-  const reason = detailsOf(done).reason;
-  if (reason !== "user_abort" && reason !== "timeout") return undefined;
-  const at = run.lines.indexOf(done);
-  const before = run.lines[at - 1];
-  if (!before) return undefined;
-  const lastState = [...run.lines.slice(0, at)].reverse().find((l) => l.kind === "state");
-  if (isState(lastState, "append_tool_result")) return { reason, style: "guard", atSeq: lastState.seq - 1 };
-  if (reason === "user_abort" && before.seq === 0) return { reason, style: "before-start", atSeq: 0 };
-  const plan: StopPlan = { reason, style: "event", atSeq: before.seq };
-  const batch = run.batches[run.batches.length - 1];
-  if (batch && batch.seq < before.seq) plan.batch = batch;
-  if (isState(lastState, "execute_tool") && lastState === before && batch) {
-    plan.waitFinished = batch.calls.filter((c) => c.ran && c.result?.durationMs !== undefined).length;
-  }
-  return plan;
-}
 
 function toModelResponse(r: RecordedResponse): ModelResponse {
   return {
@@ -711,224 +521,4 @@ function deniedReason(call: RecordedCall): string {
   const content = call.result?.content ?? "";
   const match = /^Permission denied: ([\s\S]*)\. \S+ was not run\.$/.exec(content);
   return match ? match[1] : content || "denied";
-}
-
-// ——— comparison ———
-
-const COMPARED_KINDS: ReadonlySet<string> = new Set(["state", "retry", "compaction"]);
-
-function compareRun(run: RecordedRun, outcome: RunOutcome, runCount: number, contextLines: number): Divergence | undefined {
-  const runNumber = run.index + 1;
-  const replayedAt = (seq: number) => outcome.lines.find((l) => l.seq === seq);
-  const extra = (): string[] => [
-    ...(runCount > 1 ? [`run ${runNumber} of ${runCount} in the session`] : []),
-    ...(outcome.failure ? [`replay: ${outcome.failure}`] : []),
-    ...outcome.notes.map((n) => `replay: ${n}`),
-  ];
-  if (run.problem) {
-    const p = run.problem;
-    const recorded =
-      p.kind === "missing" ? "(missing line)" : p.kind === "no_done" ? "(end of recording)" : p.kind === "unknown_state" ? `unknown state ${JSON.stringify((p.found as { state?: unknown } | undefined)?.state)}` : p.found ? labelOf(p.found) : "(missing line)";
-    const replayedLine = replayedAt(p.seq);
-    const replayed = replayedLine ? labelOf(replayedLine) : outcome.lines.length ? "(end of run)" : "(not replayed)";
-    return divergenceAt(p.seq, runNumber, recorded, replayed, `the trace can't be read as a run: ${p.message}`, [
-      ...contextOf(run.lines, outcome.lines, p.seq, contextLines),
-      ...extra(),
-    ]);
-  }
-  if (outcome.failure) {
-    return divergenceAt(0, runNumber, labelOf(run.lines[0]), "(not replayed)", outcome.failure, extra());
-  }
-  const recordedLines = withoutGaps(run.lines).filter((l) => COMPARED_KINDS.has(l.kind));
-  const replayedLines = outcome.lines;
-  const recordedRefs = refsOf(run);
-  const replayedRefs = refsOf(analyseRun(replayedLines, run.index));
-  let firstDetail: { index: number; reason: string } | undefined;
-  const length = Math.max(recordedLines.length, replayedLines.length);
-  for (let i = 0; i < length; i++) {
-    const r = recordedLines[i];
-    const p = replayedLines[i];
-    if (!p) {
-      return divergenceAt(r.seq, runNumber, labelOf(r), "(end of run)", "the replay stopped before the recording did", [
-        ...contextOf(run.lines, replayedLines, r.seq, contextLines),
-        ...detailNote(firstDetail, recordedLines),
-        ...extra(),
-      ]);
-    }
-    if (!r) {
-      const seq = recordedLines.length ? recordedLines[recordedLines.length - 1].seq + 1 : p.seq;
-      return divergenceAt(seq, runNumber, "(end of recording)", labelOf(p), "the replay went on after the recording ended", [
-        ...contextOf(run.lines, replayedLines, seq, contextLines),
-        ...detailNote(firstDetail, recordedLines),
-        ...extra(),
-      ]);
-    }
-    const turnR = (r as { turn?: unknown }).turn;
-    const turnP = (p as { turn?: unknown }).turn;
-    if (labelOf(r) !== labelOf(p) || turnR !== turnP) {
-      const reason = labelOf(r) !== labelOf(p) ? `the engine went to ${labelOf(p)} where the recording went to ${labelOf(r)}` : `turn ${String(turnP)} where the recording has turn ${String(turnR)}`;
-      return divergenceAt(r.seq, runNumber, labelOf(r), labelOf(p), reason, [
-        ...contextOf(run.lines, replayedLines, r.seq, contextLines),
-        ...detailNote(firstDetail, recordedLines),
-        ...extra(),
-      ]);
-    }
-    if (!firstDetail) {
-      const difference = detailDifference(normalise(r, recordedRefs), normalise(p, replayedRefs));
-      if (difference) firstDetail = { index: i, reason: difference };
-    }
-  }
-  if (firstDetail) {
-    const r = recordedLines[firstDetail.index];
-    const p = replayedLines[firstDetail.index];
-    return divergenceAt(r.seq, runNumber, labelOf(r), labelOf(p), firstDetail.reason, [...contextOf(run.lines, replayedLines, r.seq, contextLines), ...extra()]);
-  }
-  return undefined;
-}
-
-function divergenceAt(seq: number, run: number, recorded: string, replayed: string, reason: string, context: string[]): Divergence {
-  return { seq, run, recorded, replayed, message: `diverged at seq ${seq}: recorded ${recorded}, replayed ${replayed}`, reason, context };
-}
-
-function detailNote(first: { index: number; reason: string } | undefined, recorded: TraceLine[]): string[] {
-  return first ? [`earlier, at seq ${recorded[first.index].seq}, the states matched but ${first.reason}`] : [];
-}
-
-function labelOf(line: TraceLine): string {
-  return isState(line) ? line.state : line.kind;
-}
-
-function contextOf(recorded: readonly TraceLine[], replayed: readonly TraceLine[], seq: number, count: number): string[] {
-  const out: string[] = [];
-  const window = (lines: readonly TraceLine[]) => lines.filter((l) => l.seq >= seq - count && l.seq <= seq);
-  for (const line of window(recorded)) out.push(`recorded ${describeLine(line)}`);
-  for (const line of window(replayed)) out.push(`replayed ${describeLine(line)}`);
-  return out;
-}
-
-/** Call ids → `model call.position`, so the recording's and the replay's (random) ids compare by position. */
-function refsOf(run: RecordedRun): Map<string, string> {
-  const refs = new Map<string, string>();
-  for (const batch of run.batches) for (const call of batch.calls) if (call.id !== undefined) refs.set(call.id, `call ${batch.callIndex + 1}.${call.position + 1}`);
-  return refs;
-}
-
-/** What of a line is compared: everything the engine decided, not times, durations or ids. */
-function normalise(line: TraceLine, refs: Map<string, string>): Record<string, unknown> {
-  const ref = (id: unknown) => (typeof id === "string" ? (refs.get(id) ?? "(unknown call)") : id);
-  if (line.kind === "retry") {
-    const r = line as unknown as { attempt?: unknown; delayMs?: unknown; error?: { code?: unknown; message?: unknown } };
-    return { attempt: r.attempt, delayMs: r.delayMs, error: { code: r.error?.code, message: r.error?.message } };
-  }
-  if (line.kind === "compaction") {
-    const c = line as unknown as { tokensBefore?: unknown; tokensAfter?: unknown };
-    return { tokensBefore: c.tokensBefore, tokensAfter: c.tokensAfter };
-  }
-  const d = detailsOf(line);
-  const out: Record<string, unknown> = {};
-  const list = (value: unknown) => (Array.isArray(value) ? (value as Array<Record<string, unknown>>) : undefined);
-  if (isState(line, "build_context") && "input" in d) out.input = d.input;
-  if ("messages" in d) out.messages = d.messages;
-  if (d.claimed && typeof d.claimed === "object") out.claimed = d.claimed;
-  if (d.compaction && typeof d.compaction === "object") out.compaction = d.compaction;
-  if (d.retry === true) out.retry = true;
-  const response = d.response as Record<string, unknown> | undefined;
-  if (response && typeof response === "object") {
-    out.response = {
-      text: response.text,
-      toolCalls: list(response.toolCalls)?.map((c) => ({ name: c.name, arguments: c.arguments, providerId: c.providerId })),
-      finishReason: response.finishReason,
-      usage: response.usage,
-      thinking: response.thinking,
-    };
-  }
-  const calls = list(d.calls);
-  if (calls) out.calls = calls.map((c) => (typeof c === "string" ? ref(c) : { call: ref(c.id), name: c.name, input: c.input }));
-  const run = list(d.run);
-  if (run) out.run = run.map(ref);
-  const permissions = list(d.permissions);
-  if (permissions) out.permissions = permissions.map((p) => ({ call: ref(p.toolCallId), name: p.name, decision: p.decision, by: p.by, rule: p.rule, input: p.input }));
-  const results = list(d.results);
-  if (results) {
-    out.results = results.map((r) => ({
-      call: ref(r.toolCallId),
-      name: r.name,
-      content: r.content,
-      isError: r.isError,
-      details: r.details,
-      error: r.error ? { code: (r.error as { code?: unknown }).code, message: (r.error as { message?: unknown }).message } : undefined,
-    }));
-  }
-  const errors = list(d.errors);
-  if (errors) out.errors = errors.map((e) => ({ call: ref(e.toolCallId), name: e.name, code: e.code, message: e.message, fatal: e.fatal }));
-  if (d.error && typeof d.error === "object") {
-    const e = d.error as Record<string, unknown>;
-    out.error = { code: e.code, message: e.message, status: e.status };
-  }
-  if (isState(line, "done")) {
-    out.reason = d.reason;
-    out.turns = d.turns;
-    out.toolCalls = d.toolCalls;
-    out.usage = usageOf(d.usage);
-    out.text = d.text;
-  }
-  return out;
-}
-
-function usageOf(value: unknown): RunUsage | undefined {
-  if (!value || typeof value !== "object") return undefined;
-  const u = value as Record<string, unknown>;
-  const n = (x: unknown) => (typeof x === "number" ? x : 0);
-  return { input: n(u.input), output: n(u.output), cached: n(u.cached), reasoning: n(u.reasoning) };
-}
-
-const FIELD_NAMES: Record<string, string> = {
-  input: "the request",
-  messages: "the number of messages sent to the model",
-  claimed: "the queued messages taken in",
-  compaction: "the compaction",
-  retry: "the retried request",
-  response: "the model's output",
-  calls: "the tool calls",
-  run: "the calls run",
-  permissions: "the permission decisions",
-  results: "the tool results",
-  errors: "the errors",
-  error: "the error",
-  reason: "the stop reason",
-  turns: "the turns",
-  toolCalls: "the number of tool calls",
-  usage: "the token usage",
-  text: "the final text",
-  attempt: "the retry attempt",
-  delayMs: "the retry delay",
-  tokensBefore: "the tokens before compaction",
-  tokensAfter: "the tokens after compaction",
-};
-
-/** The first field that differs, in words with both values; undefined when the lines match. */
-function detailDifference(recorded: Record<string, unknown>, replayed: Record<string, unknown>): string | undefined {
-  const keys = [...new Set([...Object.keys(recorded), ...Object.keys(replayed)])];
-  for (const key of keys) {
-    const a = recorded[key];
-    const b = replayed[key];
-    if (isDeepStrictEqual(clean(a), clean(b))) continue;
-    if (Array.isArray(a) && Array.isArray(b)) {
-      for (let i = 0; i < Math.max(a.length, b.length); i++) {
-        if (isDeepStrictEqual(clean(a[i]), clean(b[i]))) continue;
-        return `${FIELD_NAMES[key] ?? key} differ at item ${i + 1}: recorded ${show(a[i])}, replayed ${show(b[i])}`;
-      }
-    }
-    return `${FIELD_NAMES[key] ?? key} differ: recorded ${show(a)}, replayed ${show(b)}`;
-  }
-  return undefined;
-}
-
-/** JSON's view of a value: undefined fields dropped, so `{ a: undefined }` equals `{}`. */
-function clean(value: unknown): unknown {
-  return value === undefined ? undefined : (JSON.parse(JSON.stringify(value)) as unknown);
-}
-
-function show(value: unknown): string {
-  return value === undefined ? "(nothing)" : excerpt(JSON.stringify(value) ?? "", 200);
 }

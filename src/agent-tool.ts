@@ -1,7 +1,7 @@
-import type { AgentEvent, RunResult } from "../events.js";
-import type { QueryOptions } from "../options.js";
-import { prepare, startRun } from "../query.js";
-import { defineTool, type ToolDefinition, type ToolRisk } from "./define-tool.js";
+import type { AgentEvent, RunResult } from "./events.js";
+import type { QueryOptions } from "./options.js";
+import { prepare, startRun } from "./query.js";
+import { defineTool, type ToolDefinition, type ToolRisk } from "./tools/define-tool.js";
 
 /** A subagent: a tool whose call runs a whole agent and returns its final text. */
 export interface AgentToolOptions extends Omit<QueryOptions, "model" | "cwd" | "traceFile" | "permissions" | "signal" | "sessionId"> {

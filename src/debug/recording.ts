@@ -1,8 +1,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import type { ErrorInfo } from "../errors/agent-error.js";
 import { ENGINE_STATES } from "../machine/states.js";
-import type { StateTraceLine, TraceLine } from "./format.js";
-import { transcriptPath } from "./transcript.js";
+import type { StateTraceLine, TraceLine } from "../record/format.js";
+import { transcriptPath } from "../record/transcript.js";
 
 /** A tool as the build_context line records it (its schema and how it runs; its code is not in the trace). */
 export interface RecordedTool {

@@ -1,6 +1,6 @@
 import { AgentError } from "../errors/agent-error.js";
-import type { TraceLine } from "./format.js";
-import { readTrace, type ReadTraceOptions } from "./reader.js";
+import type { TraceLine } from "../record/format.js";
+import { readTrace, type ReadTraceOptions } from "../record/reader.js";
 
 /** Where a forked session came from: the parent session and the seq of the parent's line it was forked at. */
 export interface ForkPoint {

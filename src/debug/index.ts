@@ -1,8 +1,10 @@
 /**
- * Trace-driven debugging: read a trace, show a run, replay it offline, fork it, make it a regression case.
- * (The `statecraft trace` commands live in ./commands.ts, loaded by the command line only.)
+ * `statecraft/trace`: reading and debugging traces: read a trace, show a run, replay it offline, fork it, make it a
+ * regression case. `statecraft` re-exports the same names, so code written against the main entry keeps working.
+ * (The `statecraft trace` commands live in src/cli/commands/trace-actions.ts, loaded by the command line only.)
  */
-export { readTrace, type ReadTraceOptions } from "./reader.js";
+export { TRACE_VERSION, type TraceLine, type StateTraceLine, type RetryTraceLine } from "../record/format.js";
+export { readTrace, type ReadTraceOptions } from "../record/reader.js";
 export {
   loadSession,
   lastSessionId,

@@ -2,9 +2,9 @@ import { randomBytes } from "node:crypto";
 import { closeSync, constants, fstatSync, fsyncSync, openSync, readdirSync, readFileSync, renameSync, unlinkSync, writeSync, type Stats } from "node:fs";
 import { join } from "node:path";
 import { AgentError } from "../errors/agent-error.js";
-import { agentFolder, realFoldersDown } from "./agent-folder.js";
-import { existingSessionKey, sessionKey } from "./session-key.js";
-import { checkSessionId } from "./transcript.js";
+import { agentFolder, realFoldersDown } from "../record/agent-folder.js";
+import { existingSessionKey, sessionKey } from "../record/session-key.js";
+import { checkSessionId } from "../record/transcript.js";
 import { baseLine, deltaLine, readJournal } from "./run-journal.js";
 import type { RunStore, SaveHint, StoredRun } from "./run-store.js";
 

@@ -1,0 +1,148 @@
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { importsOf, sourceFiles, type SourceImport } from "./imports.js";
+
+const src = join(import.meta.dirname, "..", "..", "src");
+
+/**
+ * The layers of src/, bottom first (docs/architecture.md draws them). A unit is a folder of src/ or a file at its
+ * top. A run-time import may point into its own layer or one below, never above.
+ */
+const LAYERS: Array<{ name: string; units: string[] }> = [
+  { name: "foundation", units: ["util", "errors", "logger.ts"] },
+  { name: "recording", units: ["record"] },
+  { name: "models", units: ["models"] },
+  { name: "tools and permissions", units: ["tools", "permissions", "compaction", "hooks.ts", "events.ts", "options.ts"] },
+  { name: "machine", units: ["machine", "guards", "actors"] },
+  { name: "durable runs", units: ["durable"] },
+  { name: "inspector", units: ["inspect"] },
+  { name: "engine", units: ["query.ts", "resume.ts", "session.ts", "agent-tool.ts", "mcp"] },
+  { name: "debugging", units: ["debug"] },
+  { name: "command line", units: ["cli", "demo"] },
+  { name: "main entry", units: ["index.ts"] },
+];
+
+/**
+ * Bands of layers that type-only imports must respect. Inside the engine band the shared contracts (AnyTool,
+ * PermissionOptions, EngineContext, the observer the writers implement) are declared where they are used, so types
+ * may point either way there; they are erased at build time, so they order nothing at run time. No type reaches
+ * down from debugging, the command line or an entry.
+ */
+const BANDS: Array<{ name: string; from: string; to: string }> = [
+  { name: "foundation", from: "foundation", to: "foundation" },
+  { name: "engine", from: "recording", to: "engine" },
+  { name: "debugging", from: "debugging", to: "debugging" },
+  { name: "command line", from: "command line", to: "command line" },
+  { name: "main entry", from: "main entry", to: "main entry" },
+];
+
+const unitOf = (file: string): string => (file.includes("/") ? file.slice(0, file.indexOf("/")) : file);
+const layerIndex = new Map(LAYERS.flatMap((layer, i) => layer.units.map((unit) => [unit, i] as const)));
+const layerByName = new Map(LAYERS.map((layer, i) => [layer.name, i]));
+const bandOf = (layer: number): number =>
+  BANDS.findIndex((band) => layer >= layerByName.get(band.from)! && layer <= layerByName.get(band.to)!);
+
+function layerOf(file: string): number {
+  const index = layerIndex.get(unitOf(file));
+  if (index === undefined) throw new Error(`src/${file}: its folder "${unitOf(file)}" has no layer; add it to LAYERS in test/architecture/layers.test.ts and to docs/architecture.md`);
+  return index;
+}
+
+const describeImport = (i: SourceImport): string =>
+  `src/${i.from} imports "${i.specifier}" (src/${i.to}, ${LAYERS[layerOf(i.to)].name}) from ${LAYERS[layerOf(i.from)].name}`;
+
+/** Imports that point into a higher layer (run time) or a higher band (types). */
+export function upwardImports(imports: readonly SourceImport[]): string[] {
+  return imports.flatMap((i) => {
+    const from = layerOf(i.from);
+    const to = layerOf(i.to);
+    if (!i.typeOnly && to > from) return [`${describeImport(i)}: a run-time import into a higher layer`];
+    if (i.typeOnly && bandOf(to) > bandOf(from)) return [`${describeImport(i)}: a type import into a higher band`];
+    return [];
+  });
+}
+
+/** Cycles between units through run-time imports, each named by the imports that close it. */
+export function unitCycles(imports: readonly SourceImport[]): string[] {
+  const edges = new Map<string, Map<string, SourceImport>>();
+  for (const i of imports) {
+    const a = unitOf(i.from);
+    const b = unitOf(i.to);
+    if (i.typeOnly || a === b) continue;
+    if (!edges.has(a)) edges.set(a, new Map());
+    if (!edges.get(a)!.has(b)) edges.get(a)!.set(b, i);
+  }
+  // Tarjan's strongly connected components: a component of more than one unit is a cycle.
+  let next = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const cycles: string[] = [];
+  const visit = (v: string): void => {
+    index.set(v, next);
+    low.set(v, next++);
+    stack.push(v);
+    for (const w of edges.get(v)?.keys() ?? []) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (stack.includes(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) !== index.get(v)) return;
+    const component: string[] = [];
+    let w: string;
+    do {
+      w = stack.pop()!;
+      component.push(w);
+    } while (w !== v);
+    if (component.length < 2) return;
+    const closing = component.flatMap((a) => [...(edges.get(a) ?? [])].filter(([b]) => component.includes(b)).map(([, i]) => `src/${i.from} imports "${i.specifier}"`));
+    cycles.push(`${component.sort().join(" <-> ")}: ${closing.join("; ")}`);
+  };
+  for (const unit of edges.keys()) if (!index.has(unit)) visit(unit);
+  return cycles;
+}
+
+const all = sourceFiles(src).flatMap((file) => importsOf(src, file));
+
+describe("layers", () => {
+  it("every file of src/ belongs to a layer", () => {
+    for (const file of sourceFiles(src)) expect(() => layerOf(file)).not.toThrow();
+  });
+
+  it("no import points from a lower layer into a higher one", () => {
+    expect(upwardImports(all)).toEqual([]);
+  });
+
+  it("no run-time import cycle between folders", () => {
+    expect(unitCycles(all)).toEqual([]);
+  });
+
+  it("reads the real imports: recording is imported by the engine and imports nothing of it at run time", () => {
+    const fromQuery = all.filter((i) => i.from === "query.ts" && i.to.startsWith("record/"));
+    expect(fromQuery.length).toBeGreaterThan(0);
+    expect(all.filter((i) => i.from.startsWith("record/") && !i.typeOnly).every((i) => ["record", "util", "errors"].includes(unitOf(i.to)))).toBe(true);
+  });
+
+  it("names the file and the import that goes the wrong way", () => {
+    const wrong: SourceImport[] = [
+      { from: "record/format.ts", to: "debug/replay.ts", specifier: "../debug/replay.js", typeOnly: false },
+      { from: "util/make-dir.ts", to: "machine/context.ts", specifier: "../machine/context.js", typeOnly: true },
+      { from: "query.ts", to: "machine/context.ts", specifier: "./machine/context.js", typeOnly: true },
+    ];
+    expect(upwardImports(wrong)).toEqual([
+      'src/record/format.ts imports "../debug/replay.js" (src/debug/replay.ts, debugging) from recording: a run-time import into a higher layer',
+      'src/util/make-dir.ts imports "../machine/context.js" (src/machine/context.ts, machine) from foundation: a type import into a higher band',
+    ]);
+  });
+
+  it("finds a cycle between folders and names the imports that close it", () => {
+    const cycle: SourceImport[] = [
+      { from: "tools/agent.ts", to: "query.ts", specifier: "../query.js", typeOnly: false },
+      { from: "query.ts", to: "tools/define-tool.ts", specifier: "./tools/define-tool.js", typeOnly: false },
+      { from: "tools/define-tool.ts", to: "permissions/types.ts", specifier: "../permissions/types.js", typeOnly: true },
+      { from: "permissions/types.ts", to: "tools/define-tool.ts", specifier: "../tools/define-tool.js", typeOnly: true },
+    ];
+    expect(unitCycles(cycle)).toEqual(['query.ts <-> tools: src/query.ts imports "./tools/define-tool.js"; src/tools/agent.ts imports "../query.js"']);
+  });
+});
