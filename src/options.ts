@@ -31,7 +31,8 @@ export interface QueryOptions extends AgentHooks {
   runStore?: RunStore;
   /**
    * Keep a checkpoint of the run in the run store as it goes, so a run whose process dies (SIGKILL, out of memory)
-   * can be resumed (docs/durable.md). Default false: each checkpoint writes the run's state, conversation included.
+   * can be resumed (docs/durable.md). Default true; false: a run whose process dies can't be resumed (a suspended
+   * run still can). A checkpoint appends what changed since the last one.
    */
   durable?: boolean;
   /** Operational logs (e.g. a trace write failure). Default: pino on stderr at STATECRAFT_LOG_LEVEL (default "warn"). */

@@ -33,7 +33,7 @@ import { redactText, secretValues } from "./record/redact.js";
 import { traceWriter } from "./record/trace-writer.js";
 import { checkSessionId } from "./record/transcript.js";
 import { fileRunStore } from "./durable/file-run-store.js";
-import { isHttpUrl, type RunStore, type StoredSettings } from "./durable/run-store.js";
+import { isHttpUrl, type RunStore, type StoredRun, type StoredSettings } from "./durable/run-store.js";
 import { storedRunOf } from "./durable/stored-run.js";
 import { runCheckpointer } from "./durable/run-checkpoint.js";
 import { transcriptWriter } from "./record/transcript-writer.js";
@@ -116,12 +116,41 @@ async function* runEngine(
   const refusal = lifecycle.refuse?.();
   if (refusal) throw refusal;
   const { input } = prepared;
-  const inspector = options.inspect ? await startInspector({ port: options.inspect.port ?? 0 }) : undefined;
-  const inspected = inspector?.attach({ sessionId: input.sessionId, input: input.userInput, runOptions: prepared.runOptions });
-  if (inspector && inspected) input.deps.permissions = askThroughInspector(input.deps.permissions, inspector, inspected);
   const logger = options.logger ?? defaultLogger();
   const reportWriteFailure = (error: Error) => logger.error({ err: error.message, sessionId: input.sessionId }, "statecraft: trace write failed");
   input.deps.warn = (message) => logger.warn({ sessionId: input.sessionId }, `statecraft: ${message}`);
+  // A durable run keeps a checkpoint in the run store as it goes (a subagent is part of its parent's step), holding
+  // the run's lock meanwhile: a resume() of it while it runs is refused. A resumed run is durable.
+  const store = prepared.resumed?.store ?? options.runStore ?? fileRunStore(input.cwd);
+  const durable = prepared.resumed !== undefined || (options.durable !== false && input.loop.depth === 0);
+  let release = prepared.resumed?.release;
+  let locked = !store.lock || release !== undefined;
+  if (durable && !locked) {
+    try {
+      release = await store.lock!(input.sessionId);
+      locked = true;
+    } catch (error) {
+      const busy = (error as AgentError).code === "RUN_BUSY";
+      logger[busy ? "warn" : "error"]({ sessionId: input.sessionId, err: (error as Error).message }, "statecraft: the run is not checkpointed (it can't be resumed if its process dies)");
+    }
+  }
+  if (durable && locked && !prepared.resumed) {
+    try {
+      await refuseOverSuspended(store, input.sessionId, logger);
+    } catch (error) {
+      await release?.();
+      throw error;
+    }
+  }
+  let inspector: Awaited<ReturnType<typeof startInspector>> | undefined;
+  try {
+    inspector = options.inspect ? await startInspector({ port: options.inspect.port ?? 0 }) : undefined;
+  } catch (error) {
+    await release?.();
+    throw error;
+  }
+  const inspected = inspector?.attach({ sessionId: input.sessionId, input: input.userInput, runOptions: prepared.runOptions });
+  if (inspector && inspected) input.deps.permissions = askThroughInspector(input.deps.permissions, inspector, inspected);
   const secrets = secretValues();
 
   // The event bridge: observers push, the generator pulls.
@@ -161,22 +190,8 @@ async function* runEngine(
     auditWriter({ file: join(input.cwd, ".agent", "audit.jsonl"), inside: agentFolder(input.cwd), secrets, onError: reportWriteFailure }),
   ];
 
-  // A durable run keeps a checkpoint in the run store as it goes (a subagent is part of its parent's step), holding
-  // the run's lock meanwhile: a resume() of it while it runs is refused. A resumed run is durable.
-  const store = prepared.resumed?.store ?? options.runStore ?? fileRunStore(input.cwd);
-  const durable = prepared.resumed !== undefined || (options.durable === true && input.loop.depth === 0);
-  let release = prepared.resumed?.release;
-  let locked = !store.lock || release !== undefined;
-  if (durable && !locked) {
-    try {
-      release = await store.lock!(input.sessionId);
-      locked = true;
-    } catch (error) {
-      const busy = (error as AgentError).code === "RUN_BUSY";
-      logger[busy ? "warn" : "error"]({ sessionId: input.sessionId, err: (error as Error).message }, "statecraft: the run is not checkpointed (it can't be resumed if its process dies)");
-    }
-  }
-  const checkpoints = durable && locked ? [runCheckpointer({ store, settings: prepared.settings, ...(trace ? { trace } : {}), onError: reportWriteFailure })] : [];
+  const riskOf = (name: string) => input.deps.tools.get(name)?.risk;
+  const checkpoints = durable && locked ? [runCheckpointer({ store, settings: prepared.settings, riskOf, ...(trace ? { trace } : {}), onError: reportWriteFailure })] : [];
   writers.push(...checkpoints);
 
   if (inspector) push({ type: "inspector", url: inspector.url });
@@ -302,6 +317,29 @@ async function* runEngine(
       else await inspector.close();
     }
   }
+}
+
+/**
+ * A new run of a session whose run is suspended would overwrite what resume() needs: the suspended run comes first.
+ * A stored run that can't be read is replaced by the new run's (said in the log: it could not be resumed anyway).
+ */
+async function refuseOverSuspended(store: RunStore, sessionId: string, logger: QueryOptions["logger"]): Promise<void> {
+  let stored: StoredRun | undefined;
+  try {
+    stored = await store.load(sessionId);
+  } catch (error) {
+    (logger ?? defaultLogger()).warn({ sessionId, err: (error as Error).message }, "statecraft: the session's stored run can't be resumed; the new run replaces it");
+    return;
+  }
+  if (stored?.status === "running") {
+    (logger ?? defaultLogger()).warn({ sessionId, runId: stored.runId }, "statecraft: the session's interrupted run is given up (resume(sessionId) would have continued it); the new run replaces it");
+    return;
+  }
+  if (stored?.status !== "suspended") return;
+  throw new AgentError(
+    "SESSION_BUSY",
+    `session ${sessionId} has a suspended run waiting on ${stored.pending.map((c) => c.callId).join(", ")}; resume it (resume(sessionId, { answers }), or statecraft resume ${sessionId}), or delete .agent/runs/${sessionId}.json to give it up`,
+  );
 }
 
 export function prepare(userInput: string, options: QueryOptions, placement: RunPlacement = {}): PreparedRun {

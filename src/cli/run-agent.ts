@@ -136,7 +136,6 @@ export async function executeRun(options: ExecuteRunOptions): Promise<RunOutcome
       ...(params.sessionId !== undefined ? { sessionId: params.sessionId } : {}),
       ...(params.traceFile !== undefined ? { traceFile: params.traceFile } : {}),
       ...(options.inspect ? { inspect: options.inspect } : {}),
-      ...(options.onAsk === "suspend" ? { durable: true } : {}),
     };
     run = options.start ? options.start(queryOptions) : query(options.prompt, queryOptions);
   } catch (error) {

@@ -1,11 +1,12 @@
 import { randomBytes } from "node:crypto";
-import { closeSync, constants, fstatSync, fsyncSync, openSync, readdirSync, readFileSync, renameSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, constants, fstatSync, fsyncSync, openSync, readdirSync, readFileSync, renameSync, unlinkSync, writeSync, type Stats } from "node:fs";
 import { join } from "node:path";
 import { AgentError } from "../errors/agent-error.js";
 import { agentFolder, realFoldersDown } from "../record/agent-folder.js";
 import { existingSessionKey, sessionKey } from "../record/session-key.js";
 import { checkSessionId } from "../record/transcript.js";
-import { runRecordProblem, signRun, verifyRun, type RunStore, type StoredRun } from "./run-store.js";
+import { baseLine, deltaLine, readJournal } from "./run-journal.js";
+import type { RunStore, SaveHint, StoredRun } from "./run-store.js";
 
 const code = (error: unknown) => (error as NodeJS.ErrnoException).code;
 
@@ -15,10 +16,12 @@ export function runsFolder(cwd: string): string {
 }
 
 /**
- * The default run store: one signed JSON file per session, `.agent/runs/<sessionId>.json`. A save writes a new file
- * and renames it over the old one (a torn write leaves the old file whole); files and folders are opened through no
- * link (`.agent/` comes with the workspace). `lock` makes `<sessionId>.lock` holding the owner's pid; a lock whose pid
- * is dead is taken over.
+ * The default run store: one signed file per session, `.agent/runs/<sessionId>.json`, in JSON Lines (run-journal.ts).
+ * A suspended run is one line, written to a new file renamed over the old one and fsynced (a torn write leaves the
+ * old file whole). A run going on appends one line per checkpoint with what changed since the last one, so a
+ * checkpoint costs what changed, not the conversation; a rebuilt conversation (compaction) starts a new file. Files
+ * and folders are opened through no link (`.agent/` comes with the workspace). `lock` makes `<sessionId>.lock` holding
+ * the owner's pid; a lock whose pid is dead is taken over.
  */
 export function fileRunStore(cwd: string): RunStore {
   const root = agentFolder(cwd);
@@ -47,47 +50,90 @@ export function fileRunStore(cwd: string): RunStore {
     } finally {
       closeSync(fd);
     }
-    let parsed: unknown;
+    const journal = readJournal(text, existingSessionKey());
+    if ("problem" in journal) throw damaged(file, journal.problem);
+    return journal.run;
+  };
+
+  /** Per session, what this store last wrote to its file: where appended checkpoint lines go on from. */
+  const written = new Map<string, { key: Buffer; runId: string; dev: number; ino: number; messages: number; sig: string; batch: string; fd?: number }>();
+
+  /** Writes the run as the file's one line: a new file, renamed into place. */
+  const writeBase = (run: StoredRun, sync: boolean) => {
+    const file = fileOf(run.sessionId);
+    realFoldersDown(root, folder);
+    const key = sessionKey();
+    const { line, sig, batch } = baseLine(key, run);
+    // A fresh name, made exclusively and without following a link, then renamed over the old file: rename replaces
+    // the name itself (a link planted there is replaced, never followed).
+    const temp = join(folder, `.${run.sessionId}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`);
+    const fd = openSync(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
+    let stat: Stats;
     try {
-      parsed = JSON.parse(text);
+      writeSync(fd, line);
+      if (sync) fsyncSync(fd);
+      stat = fstatSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    try {
+      renameSync(temp, file);
     } catch (error) {
-      throw damaged(file, `it is not JSON (${(error as Error).message})`);
+      try {
+        unlinkSync(temp);
+      } catch {
+        // already gone
+      }
+      throw error;
     }
-    const { sig, ...run } = (parsed ?? {}) as Record<string, unknown>;
-    const problem = runRecordProblem(run);
-    if (problem) throw damaged(file, problem);
-    const key = existingSessionKey();
-    if (!key || !verifyRun(key, run as unknown as StoredRun, sig)) {
-      throw damaged(file, "its signature does not match (it was changed outside statecraft, or signed with another session key)");
+    forget(run.sessionId);
+    written.set(run.sessionId, { key, runId: run.runId, dev: stat.dev, ino: stat.ino, messages: run.messages.length, sig, batch });
+  };
+
+  /** Appends a checkpoint line to the file this store wrote; false when that file is no longer there as written. */
+  const append = (run: StoredRun, from: number): boolean => {
+    const last = written.get(run.sessionId)!;
+    if (last.fd === undefined) {
+      let fd: number;
+      try {
+        fd = openSync(fileOf(run.sessionId), constants.O_WRONLY | constants.O_APPEND | constants.O_NOFOLLOW);
+      } catch {
+        return false;
+      }
+      // Only the file this store made: one put in its place (a link, a copy) gets a new file instead. The descriptor
+      // is kept for the run's later lines: a name swapped afterwards can't redirect them.
+      const stat = fstatSync(fd);
+      if (!stat.isFile() || stat.nlink !== 1 || stat.dev !== last.dev || stat.ino !== last.ino) {
+        closeSync(fd);
+        return false;
+      }
+      last.fd = fd;
     }
-    return run as unknown as StoredRun;
+    const { line, sig, batch } = deltaLine(last.key, last.sig, run, from, last.batch);
+    writeSync(last.fd, line);
+    last.messages = run.messages.length;
+    last.sig = sig;
+    last.batch = batch;
+    return true;
+  };
+  /** Forgets what this store wrote of the session's run (its file is replaced, removed, or the run let go). */
+  const forget = (sessionId: string) => {
+    const last = written.get(sessionId);
+    written.delete(sessionId);
+    if (last?.fd !== undefined) closeSync(last.fd);
   };
 
   return {
-    async save(run) {
-      const file = fileOf(run.sessionId);
-      realFoldersDown(root, folder);
-      const text = JSON.stringify({ ...run, sig: signRun(sessionKey(), run) });
-      // A fresh name, made exclusively and without following a link, then renamed over the old file: rename replaces
-      // the name itself (a link planted there is replaced, never followed).
-      const temp = join(folder, `.${run.sessionId}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`);
-      const fd = openSync(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
-      try {
-        writeSync(fd, text);
-        fsyncSync(fd);
-      } finally {
-        closeSync(fd);
+    async save(run, hint?: SaveHint) {
+      fileOf(run.sessionId);
+      const last = written.get(run.sessionId);
+      // A run going on appends what changed since this store's last line of it, when its conversation only grew.
+      if (run.status === "running" && last && last.runId === run.runId && (hint?.unchangedMessages ?? 0) >= last.messages && run.messages.length >= last.messages) {
+        if (append(run, last.messages)) return;
       }
-      try {
-        renameSync(temp, file);
-      } catch (error) {
-        try {
-          unlinkSync(temp);
-        } catch {
-          // already gone
-        }
-        throw error;
-      }
+      // A suspension is kept through a power loss too: the process is about to exit.
+      writeBase(run, run.status === "suspended");
+      if (run.status === "suspended") forget(run.sessionId);
     },
     async load(sessionId) {
       return read(fileOf(sessionId));
@@ -110,6 +156,7 @@ export function fileRunStore(cwd: string): RunStore {
       return runs;
     },
     async delete(sessionId) {
+      forget(sessionId);
       try {
         unlinkSync(fileOf(sessionId));
       } catch (error) {
@@ -126,6 +173,7 @@ export function fileRunStore(cwd: string): RunStore {
           writeSync(fd, `${process.pid}\n`);
           closeSync(fd);
           return async () => {
+            forget(sessionId);
             try {
               if (ownerOf(file) === process.pid) unlinkSync(file);
             } catch {

@@ -1,34 +1,80 @@
 import type { EngineContext } from "../machine/context.js";
 import type { EngineObserver } from "../machine/observe.js";
-import type { RunStore, StoredAt, StoredSettings } from "./run-store.js";
-import { storedRunOf } from "./stored-run.js";
+import type { Message } from "../models/messages.js";
+import type { ToolRisk } from "../tools/define-tool.js";
+import type { RunStore, StoredAt, StoredRun, StoredSettings } from "./run-store.js";
+import { storedHeadOf } from "./stored-run.js";
 
 export interface RunCheckpointOptions {
   store: RunStore;
   settings: StoredSettings;
   /** The trace's next seq (after a crash, resume goes on after the trace's last line on disk instead). */
   trace?: { nextSeq(): number; flush?(): void };
+  /** A tool's risk (undefined: not a tool of the run): a call that may change something is kept before it starts. */
+  riskOf(tool: string): ToolRisk | undefined;
   onError: (error: Error) => void;
 }
 
+/** Checkpoints taken without one reaching the store, at most: a run of instant steps never lets the event loop turn. */
+const SAVE_EVERY = 32;
+
 /**
  * The run store observer: keeps a checkpoint of the run in the store as it goes, so a run whose process dies can be
- * resumed (docs/durable.md). A checkpoint is written as each model call starts (`call_model`: the call is made again),
+ * resumed (docs/durable.md). A checkpoint is taken as each model call starts (`call_model`: the call is made again),
  * as the batch's questions are asked (`ask_permission`: asked again), as the tool batch starts, and as each tool call
  * starts and finishes (`execute_tool`: finished calls keep their results, started ones are judged by their risk).
- * It is written as the state is entered, before the work it asks for starts. The checkpoint goes when the run ends.
+ * It is taken as the state is entered, before the work it asks for starts. The checkpoint goes when the run ends.
+ *
+ * Taking a checkpoint copies the run's small state; writing it waits for the event loop to turn (as the trace's
+ * lines do), and only the latest one is written: work that waits on I/O (a model's answer, a person) lets it reach
+ * the store first. Two moments can't wait, and are written at once: the run's first checkpoint (the run is
+ * resumable from its first model call on), and the start of a call whose tool may change something (`write`, `exec`,
+ * or unknown): such a call must be known to have started before it runs, so that it is never run twice. Losing a
+ * later checkpoint only means doing again what has no effect (a model call, a `read` tool), or, for a changing call
+ * that ended in that same turn of the event loop, its result given as INTERRUPTED.
  */
 export function runCheckpointer(options: RunCheckpointOptions): EngineObserver & { close(): void } {
   let state = "";
   let context: EngineContext | undefined;
   let started: string[] = [];
+  let ended = false;
   let failed = false;
-  const save = (at: StoredAt) => {
-    if (failed || !context) return;
+  /** The latest checkpoint taken and not yet written: its head, and the conversation as long as it was then. */
+  let latest: { head: Omit<StoredRun, "messages">; messages: Message[]; count: number } | undefined;
+  let taken = 0;
+  let scheduled = false;
+  /** The conversation of the last save, to tell the store how much of it is unchanged. */
+  let saved: { messages: Message[]; count: number } | undefined;
+
+  const take = (at: StoredAt, now: boolean) => {
+    if (ended || failed || !context) return;
+    latest = {
+      head: storedHeadOf(context, options.settings, options.trace?.nextSeq() ?? 0, Date.now(), at, "running", started),
+      messages: context.messages,
+      count: context.messages.length,
+    };
+    if (now || saved === undefined || ++taken >= SAVE_EVERY) write();
+    else if (!scheduled) {
+      scheduled = true;
+      setImmediate(() => {
+        scheduled = false;
+        write();
+      });
+    }
+  };
+  const write = () => {
+    const checkpoint = latest;
+    latest = undefined;
+    taken = 0;
+    if (!checkpoint || ended || failed) return;
     try {
       // The trace reaches the disk first: a checkpoint never names a seq whose lines a SIGKILL could still lose.
       options.trace?.flush?.();
-      options.store.save(storedRunOf(context, options.settings, options.trace?.nextSeq() ?? 0, Date.now(), at, "running", started)).catch(fail);
+      // The conversation only grows in place; a rebuilt one (compaction) is another array.
+      const unchangedMessages = saved && saved.messages === checkpoint.messages ? Math.min(saved.count, checkpoint.count) : 0;
+      saved = { messages: checkpoint.messages, count: checkpoint.count };
+      const run: StoredRun = { ...checkpoint.head, messages: checkpoint.messages.slice(0, checkpoint.count) };
+      options.store.save(run, { unchangedMessages }).catch(fail);
     } catch (error) {
       fail(error);
     }
@@ -38,28 +84,50 @@ export function runCheckpointer(options: RunCheckpointOptions): EngineObserver &
     failed = true;
     options.onError(new Error(`could not keep the run's checkpoint: ${(error as Error).message}; the run goes on, but can't be resumed if its process dies`));
   };
-  return {
-    state(entered) {
+  const mayChange = (tool: string) => options.riskOf(tool) !== "read";
+  const checkpointer = {
+    state(entered: Parameters<EngineObserver["state"] & {}>[0]) {
       const from = state;
       state = entered.state;
       context = entered.context;
-      if (entered.state === "call_model" && from !== "stream_text") save("call_model");
-      else if (entered.state === "ask_permission") save("ask_permission");
+      if (entered.state === "call_model" && from !== "stream_text") take("call_model", false);
+      else if (entered.state === "ask_permission") take("ask_permission", false);
       else if (entered.state === "execute_tool") {
         started = [];
-        save("execute_tool");
+        take("execute_tool", false);
       } else if (entered.state === "done") {
-        failed = true;
+        ended = true;
+        latest = undefined;
+        live.delete(checkpointer);
         options.store.delete(entered.context.run.sessionId).catch(() => undefined);
       }
     },
-    emitted(event) {
+    emitted(event: Parameters<EngineObserver["emitted"] & {}>[0]) {
       if (state !== "execute_tool") return;
       if (event.type === "tool_start") {
         started.push(event.call.id);
-        save("execute_tool");
-      } else if (event.type === "tool_result") save("execute_tool");
+        take("execute_tool", mayChange(event.call.name));
+      } else if (event.type === "tool_result") take("execute_tool", false);
     },
-    close: () => undefined,
+    /** The run stops here (suspended, failed, or its process exits): the latest checkpoint is written now. */
+    close() {
+      write();
+      live.delete(checkpointer);
+    },
   };
+  live.add(checkpointer);
+  installExitHook();
+  return checkpointer;
+}
+
+/** Checkpointers of runs going on: a process that exits (process.exit) writes their latest checkpoint first. */
+const live = new Set<{ close(): void }>();
+let exitHookInstalled = false;
+
+function installExitHook(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.once("exit", () => {
+    for (const checkpointer of live) checkpointer.close();
+  });
 }

@@ -79,13 +79,26 @@ export interface StoredRun {
   started: string[];
 }
 
+/** What a checkpoint knows of the save before it, so a store may write only what changed. */
+export interface SaveHint {
+  /**
+   * How many leading messages of `run.messages` are the very ones of this run's previous save (by this process):
+   * the conversation only grows between saves, except when it is rebuilt (compaction), when this is 0.
+   */
+  unchangedMessages: number;
+}
+
 /**
  * Where durable runs are kept. The file store (`fileRunStore`) is the default; a database can stand behind the same
  * four calls. `load` gives undefined when the session has no stored run and throws (naming what is wrong) when the
  * stored run can't be trusted.
  */
 export interface RunStore {
-  save(run: StoredRun): Promise<void>;
+  /**
+   * Keeps the run (replacing what was kept of it). The run goes on meanwhile: take what you keep of `run` before
+   * the first `await`. `hint` lets a store write only what changed since its last save of the run.
+   */
+  save(run: StoredRun, hint?: SaveHint): Promise<void>;
   load(sessionId: string): Promise<StoredRun | undefined>;
   list(): Promise<StoredRun[]>;
   delete(sessionId: string): Promise<void>;

@@ -18,6 +18,23 @@ export function storedRunOf(
   status: StoredRun["status"] = "suspended",
   started: readonly string[] = [],
 ): StoredRun {
+  return { ...storedHeadOf(context, settings, traceSeq, now, at, status, started), messages: context.messages.slice() };
+}
+
+/**
+ * The stored run without its conversation, copied from the context as it is now: the engine changes its batch's
+ * records in place as the run goes on, so a checkpoint keeps copies of them. What the copies hold (a call, its
+ * result) is replaced, never changed, so a shallow copy stays true.
+ */
+export function storedHeadOf(
+  context: EngineContext,
+  settings: StoredSettings,
+  traceSeq: number,
+  now: number,
+  at: StoredAt,
+  status: StoredRun["status"],
+  started: readonly string[],
+): Omit<StoredRun, "messages"> {
   const anchor = context.call.usageAnchor;
   return {
     v: RUN_RECORD_VERSION,
@@ -33,7 +50,6 @@ export function storedRunOf(
     turn: context.turn,
     toolCallCount: context.toolCallCount,
     usage: { ...context.usage },
-    messages: context.messages.map((m) => ({ ...m })),
     batch: context.batch.map(storedCall),
     batchState: { open: context.batchState.open, hitToolLimit: context.batchState.hitToolLimit, repeat: { ...context.batchState.repeat } },
     call: {
@@ -49,7 +65,9 @@ export function storedRunOf(
 
 function storedCall(record: CallRecord): StoredCall {
   const { error, ...rest } = record;
-  return JSON.parse(JSON.stringify({ ...rest, ...(error ? { error: { code: error.code, message: error.message } } : {}) })) as StoredCall;
+  const stored = { ...rest } as StoredCall;
+  if (error) stored.error = { code: error.code, message: error.message };
+  return stored;
 }
 
 /** The stored run as the machine's resume point, and the calls a crash interrupted (see `recoverBatch`). */

@@ -15,7 +15,7 @@ beforeEach(() => {
 afterEach(() => removeDir(cwd));
 
 /**
- * The child: a durable run whose model asks for `look` (read) and `write_note` (write) in one response. What blocks
+ * The child: a run (durable by default) whose model asks for `look` (read) and `write_note` (write) in one response. What blocks
  * until the process is killed is the argument: the model's first call, `look`, or `write_note`. Every model call and
  * every tool run is counted in a file; `ready` is written when the blocking part has started.
  */
@@ -25,7 +25,8 @@ import { join } from "node:path";
 import { defineTool, query } from ${JSON.stringify(dist)};
 const [cwd, blockIn] = process.argv.slice(2);
 const count = (what) => appendFileSync(join(cwd, what + ".count"), "x");
-const forever = () => { writeFileSync(join(cwd, "ready"), "1"); return new Promise(() => {}); };
+// Ready once the event loop has turned: the blocking part is under way, as in a process killed while it waits.
+const forever = () => { setImmediate(() => writeFileSync(join(cwd, "ready"), "1")); return new Promise(() => {}); };
 const look = defineTool({ name: "look", description: "Looks.", risk: "read", inputSchema: { type: "object" },
   execute: async () => { count("look"); if (blockIn === "read") await forever(); return "seen"; } });
 const note = defineTool({ name: "write_note", description: "Writes.", risk: "write", inputSchema: { type: "object" },
@@ -36,7 +37,8 @@ const model = { name: "blocking", async *stream() {
   yield { type: "response", response: { text: "", finishReason: "tool_calls", usage: { input: 5, output: 1 },
     toolCalls: [{ name: "write_note", arguments: "{}" }, { name: "look", arguments: "{}" }] } };
 } };
-const run = query("go", { model, tools: [look, note], cwd, sessionId: "crashy", durable: true, permissions: { mode: "acceptEdits" } });
+// Checkpoints are on by default: nothing here asks for them.
+const run = query("go", { model, tools: [look, note], cwd, sessionId: "crashy", permissions: { mode: "acceptEdits" } });
 for await (const _ of run) {}
 `;
 

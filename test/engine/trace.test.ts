@@ -111,7 +111,8 @@ describe("trace", () => {
       },
     });
     const steps = Array.from({ length: 80 }, (_, i) => ({ toolCalls: [{ name: "probe", input: { i } }] }));
-    const { result } = await collect(query("x", { model: scriptedModel([...steps, { text: "done" }]), tools: [probe], cwd, maxTurns: 100, maxToolCalls: 100 }));
+    // The trace writer's own buffering, without checkpoints (which flush the trace before each one they write).
+    const { result } = await collect(query("x", { model: scriptedModel([...steps, { text: "done" }]), tools: [probe], cwd, maxTurns: 100, maxToolCalls: 100, durable: false }));
     expect(result.reason).toBe("final_answer");
     expect(sizes[0]).toBe(0);
     expect(sizes.at(-1)).toBeGreaterThan(0);
