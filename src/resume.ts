@@ -92,7 +92,8 @@ async function* run(
       seq,
       fields: {
         runId: stored.runId,
-        ...(recovered ? { recovered: true, interrupted } : {}),
+        // The checkpoint's seq: the dead process's lines from it on are not part of the story (trace replay drops them).
+        ...(recovered ? { recovered: true, interrupted, checkpoint: stored.traceSeq } : {}),
         answers,
         by: "human",
         ...(options.answeredBy !== undefined ? { answeredBy: options.answeredBy } : {}),

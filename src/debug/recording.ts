@@ -3,6 +3,7 @@ import type { ErrorInfo } from "../errors/agent-error.js";
 import { ENGINE_STATES } from "../machine/states.js";
 import type { StateTraceLine, TraceLine } from "../record/format.js";
 import { transcriptPath } from "../record/transcript.js";
+import { liveLines, reentries } from "./gaps.js";
 
 /** A tool as the build_context line records it (its schema and how it runs; its code is not in the trace). */
 export interface RecordedTool {
@@ -89,6 +90,8 @@ export interface RecordedResult {
   error?: ErrorInfo;
   /** The line that carries the result. */
   seq: number;
+  /** The run's result for a call a crash interrupted (a recovered run's `INTERRUPTED`): what the call gave, for the replay. */
+  interrupted?: boolean;
 }
 
 export interface RecordedPermission {
@@ -176,7 +179,16 @@ export function analyseRun(lines: TraceLine[], index = 0): RecordedRun {
   }
   const byId = new Map<string, RecordedCall>();
   let current: RecordedModelCall | undefined;
-  for (const line of lines) {
+  // Across a durable run's gaps (gaps.ts): the dead process's lines after its checkpoint are not the run's; a model
+  // call the resumed run makes again is the same call.
+  const live = liveLines(lines);
+  const repeated = reentries(live);
+  const interrupted = new Set<string>();
+  for (const line of live) {
+    if (line.kind === "resumed" && (line as { recovered?: unknown }).recovered === true) {
+      const ids = (line as { interrupted?: unknown }).interrupted;
+      if (Array.isArray(ids)) for (const id of ids) if (typeof id === "string") interrupted.add(id);
+    }
     if (line.kind === "retry") {
       const retry = line as unknown as { attempt?: unknown; delayMs?: unknown; error?: { code?: unknown; message?: unknown } };
       current?.stream.push({
@@ -190,7 +202,9 @@ export function analyseRun(lines: TraceLine[], index = 0): RecordedRun {
     }
     if (!isState(line)) continue;
     const details = detailsOf(line);
-    if (line.state === "call_model") {
+    if (line.state === "call_model" && repeated.has(line)) {
+      // Made again after a crash: its response (or error) follows, for the call the dead process had started.
+    } else if (line.state === "call_model") {
       current = {
         index: run.modelCalls.length,
         turn: line.turn,
@@ -275,6 +289,7 @@ export function analyseRun(lines: TraceLine[], index = 0): RecordedRun {
           ...(typeof entry.durationMs === "number" ? { durationMs: entry.durationMs } : {}),
           ...(error ? { error } : {}),
           seq: line.seq,
+          ...(typeof entry.durationMs !== "number" && interrupted.has(entry.toolCallId as string) ? { interrupted: true } : {}),
         };
       }
     }

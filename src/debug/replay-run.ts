@@ -425,7 +425,8 @@ class RunReplay {
       return { content: `replay: the recording has no result for ${shown}`, isError: true };
     }
     const result = recorded.result;
-    if (result && result.durationMs !== undefined) {
+    // A call a crash interrupted gave what the recovered run told the model it gave.
+    if (result && (result.durationMs !== undefined || result.interrupted)) {
       if (result.error) throw new AgentError(result.error.code, result.error.message, result.error.status !== undefined ? { status: result.error.status } : {});
       return { content: result.content, isError: result.isError, ...(result.details ? { details: result.details } : {}) };
     }

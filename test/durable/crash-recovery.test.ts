@@ -3,7 +3,7 @@ import { spawn } from "node:child_process";
 import { appendFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { defineTool, resume, type AgentEvent, type Model, type ModelResponse } from "../../src/index.js";
+import { defineTool, loadSession, replay, resume, type AgentEvent, type Model, type ModelResponse } from "../../src/index.js";
 import { collect, readJsonl, removeDir, tempDir } from "../support/engine.js";
 
 const dist = pathToFileURL(join(import.meta.dirname, "..", "..", "dist", "index.js")).href;
@@ -34,6 +34,15 @@ const note = defineTool({ name: "write_note", description: "Writes.", risk: "wri
 const model = { name: "blocking", async *stream() {
   count("model");
   if (blockIn === "model") await forever();
+  if (blockIn === "stream") {
+    // Part of the answer streamed after the call's checkpoint was written: lines of the dead process the resumed run
+    // does not go on from.
+    await new Promise((resolve) => setImmediate(resolve));
+    yield { type: "text_delta", text: "Let me" };
+    await new Promise((resolve) => setImmediate(resolve));
+    yield { type: "text_delta", text: " look" };
+    await forever();
+  }
   yield { type: "response", response: { text: "", finishReason: "tool_calls", usage: { input: 5, output: 1 },
     toolCalls: [{ name: "write_note", arguments: "{}" }, { name: "look", arguments: "{}" }] } };
 } };
@@ -45,7 +54,7 @@ for await (const _ of run) {}
 const counted = (what: string) => (existsSync(join(cwd, `${what}.count`)) ? readFileSync(join(cwd, `${what}.count`), "utf8").length : 0);
 
 /** Starts the child, waits until the part that blocks has started, and kills it with SIGKILL. */
-async function killedIn(blockIn: "model" | "read" | "write"): Promise<void> {
+async function killedIn(blockIn: "model" | "stream" | "read" | "write"): Promise<void> {
   writeFileSync(join(cwd, "child.mjs"), CHILD);
   const child = spawn(process.execPath, [join(cwd, "child.mjs"), cwd, blockIn], { stdio: ["ignore", "ignore", "pipe"] });
   let stderr = "";
@@ -81,6 +90,13 @@ const tools = () => [
 type Line = { seq: number; kind: string; state?: string; sessionId: string; recovered?: boolean; interrupted?: string[]; details?: Record<string, unknown> };
 const traceOf = () => readJsonl<Line>(join(cwd, ".agent", "trace.jsonl")).filter((l) => l.sessionId === "crashy");
 
+/** The session's trace, dead process's lines and resumed run's together, replays identical. */
+async function expectReplayIdentical() {
+  const replayed = await replay(await loadSession(join(cwd, ".agent", "trace.jsonl"), "crashy"));
+  expect(replayed.divergence).toBeUndefined();
+  expect(replayed.identical).toBe(true);
+}
+
 function expectOneStory() {
   const trace = traceOf();
   expect(trace.map((l) => l.seq)).toEqual(trace.map((_, i) => i));
@@ -114,6 +130,28 @@ describe("a durable run whose process was killed is resumed from its last comple
     const resumed = trace.find((l) => l.kind === "resumed")!;
     expect(resumed).toMatchObject({ recovered: true, interrupted: [] });
     expect(trace[trace.indexOf(resumed) + 1].state).toBe("call_model");
+    await expectReplayIdentical();
+  }, 120_000);
+
+  it("killed while the model streamed its answer: the streamed part is dropped, the call made again, replay identical", async () => {
+    await killedIn("stream");
+    expect(counted("model")).toBe(1);
+    const before = traceOf();
+    expect(before.filter((l) => l.state === "stream_text").length).toBeGreaterThan(0);
+    const model = finishingModel();
+    const { events, result } = await collect(resume("crashy", { model, tools: tools(), cwd }));
+    expect(result).toMatchObject({ status: "completed", reason: "final_answer", text: "All done.", turns: 1, toolCalls: 0 });
+    expect(events.filter((e) => e.type === "turn_end")).toHaveLength(1);
+    // The model saw the conversation without the cut-off text: the streamed part had no effect.
+    const sent = model.requests[0] as Array<{ role: string; content?: string }>;
+    expect(sent.map((m) => m.role)).toEqual(["user"]);
+    const trace = expectOneStory();
+    const resumed = trace.find((l) => l.kind === "resumed") as Line & { checkpoint?: number };
+    // The checkpoint came before the streamed lines: those are the dead process's, after it.
+    const streamed = before.filter((l) => l.state === "stream_text").map((l) => l.seq);
+    expect(resumed.checkpoint).toBeLessThanOrEqual(Math.min(...streamed));
+    expect(resumed.seq).toBeGreaterThan(Math.max(...streamed));
+    await expectReplayIdentical();
   }, 120_000);
 
   it("killed in a read tool: the read runs again, the write that finished keeps its result", async () => {
@@ -133,6 +171,7 @@ describe("a durable run whose process was killed is resumed from its last comple
     const resumed = trace.find((l) => l.kind === "resumed")!;
     expect(resumed.recovered).toBe(true);
     expect(resumed.interrupted).toHaveLength(1);
+    await expectReplayIdentical();
   }, 120_000);
 
   it("killed in a write tool: it is not run again; the model gets INTERRUPTED for it, and the read runs", async () => {
@@ -153,6 +192,7 @@ describe("a durable run whose process was killed is resumed from its last comple
     expect(sent.filter((m) => m.role === "tool").map((m) => m.content?.slice(0, 12))).toEqual(["INTERRUPTED:", "seen"]);
     const trace = expectOneStory();
     expect(trace.find((l) => l.kind === "resumed")).toMatchObject({ recovered: true, interrupted: [interrupted.call.id] });
+    await expectReplayIdentical();
     // A finished run is not resumed again.
     await expect(resume("crashy", { model: finishingModel(), cwd }).next()).rejects.toMatchObject({ code: "RUN_NOT_FOUND" });
   }, 120_000);
