@@ -187,7 +187,7 @@ async function* runEngine(
   const writers = [
     ...(trace ? [trace] : []),
     transcriptWriter({ cwd: input.cwd, sessionId: input.sessionId, secrets, onError: reportWriteFailure, ...(prepared.resumed?.recovered ? { reset: true } : {}) }),
-    auditWriter({ file: join(input.cwd, ".agent", "audit.jsonl"), inside: agentFolder(input.cwd), secrets, onError: reportWriteFailure }),
+    auditWriter({ file: join(agentFolder(input.cwd), "audit.jsonl"), inside: agentFolder(input.cwd), secrets, onError: reportWriteFailure }),
   ];
 
   const riskOf = (name: string) => input.deps.tools.get(name)?.risk;
@@ -412,7 +412,7 @@ export function prepare(userInput: string, options: QueryOptions, placement: Run
     options.traceFile === false
       ? false
       : options.traceFile === undefined
-        ? join(cwd, ".agent", "trace.jsonl")
+        ? join(agentFolder(cwd), "trace.jsonl")
         : isAbsolute(options.traceFile)
           ? options.traceFile
           : resolve(cwd, options.traceFile);

@@ -1,9 +1,7 @@
 import { lstatSync, realpathSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { AGENT_DIR } from "../record/agent-folder.js";
 import { UsageError } from "./usage-error.js";
-
-/** Where a trace file is allowed when a project chooses it: its own `.agent/` folder. */
-export const PROJECT_AGENT_DIR = ".agent";
 
 /** `child` is strictly below `parent` (both absolute, normalised). */
 function isBelow(parent: string, child: string): boolean {
@@ -41,11 +39,11 @@ function realDestination(path: string): string | undefined {
  * every run append its trace lines to ~/.bashrc. Anything else is a usage error naming `from` and how to fix it.
  */
 export function checkProjectTrace(cwd: string, trace: string, from: string): string {
-  const fix = `use a path inside the project's ${PROJECT_AGENT_DIR}/ folder like ".agent/trace.jsonl", or choose the file yourself with --trace <file> (or --no-trace)`;
+  const fix = `use a path inside the project's ${AGENT_DIR}/ folder like ".agent/trace.jsonl", or choose the file yourself with --trace <file> (or --no-trace)`;
   if (trace.startsWith("~") || isAbsolute(trace)) {
     throw new UsageError(`${from}: "trace" ${JSON.stringify(trace)} is outside the project; ${fix}`);
   }
-  const agentDir = join(cwd, PROJECT_AGENT_DIR);
+  const agentDir = join(cwd, AGENT_DIR);
   const target = resolve(cwd, trace);
   if (!isBelow(agentDir, target)) throw new UsageError(`${from}: "trace" ${JSON.stringify(trace)} is not inside ${agentDir}; ${fix}`);
   checkReallyInside(cwd, target, `${from}: "trace" ${JSON.stringify(trace)}`, fix);
@@ -57,12 +55,12 @@ export function checkProjectTrace(cwd: string, trace: string, from: string): str
  * committed `trace.jsonl` link): it must really lead inside the project's `.agent/`.
  */
 export function checkDefaultTrace(cwd: string): void {
-  const target = join(cwd, PROJECT_AGENT_DIR, "trace.jsonl");
+  const target = join(cwd, AGENT_DIR, "trace.jsonl");
   checkReallyInside(cwd, target, `the default trace file ${target}`, "remove the link, or choose the trace file yourself with --trace <file> (or --no-trace)");
 }
 
 function checkReallyInside(cwd: string, target: string, what: string, fix: string): void {
-  const realAgentDir = join(realpathSync(cwd), PROJECT_AGENT_DIR);
+  const realAgentDir = join(realpathSync(cwd), AGENT_DIR);
   const real = realDestination(target);
   if (real === undefined) throw new UsageError(`${what} goes through a symbolic link that leads nowhere; ${fix}`);
   if (!isBelow(realAgentDir, real)) {

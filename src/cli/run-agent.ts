@@ -19,6 +19,7 @@ import type { Logger } from "./logger.js";
 import { createTerminalPrompter } from "./prompt.js";
 import type { Renderer } from "./render.js";
 import { UsageError } from "./usage-error.js";
+import { agentFolder } from "../record/agent-folder.js";
 
 export type TurnEnd = Extract<AgentEvent, { type: "turn_end" }>;
 export type Suspended = Extract<AgentEvent, { type: "suspended" }>;
@@ -69,7 +70,7 @@ export interface RunOutcome {
 /** The trace file a run writes, as the engine resolves it. */
 export function traceFileOf(params: Pick<RunParameters, "traceFile" | "cwd">): string | false {
   if (params.traceFile === false) return false;
-  return params.traceFile ?? join(params.cwd, ".agent", "trace.jsonl");
+  return params.traceFile ?? join(agentFolder(params.cwd), "trace.jsonl");
 }
 
 /**

@@ -4,9 +4,12 @@ import { makeDirectory } from "../util/make-dir.js";
 
 const code = (error: unknown) => (error as NodeJS.ErrnoException).code;
 
+/** The name of the folder of a workspace's own engine state: trace, session transcripts, audit log, stored runs. */
+export const AGENT_DIR = ".agent";
+
 /** The folder of a workspace's own engine state: trace, session transcripts, audit log. */
 export function agentFolder(cwd: string): string {
-  return join(resolve(cwd), ".agent");
+  return join(resolve(cwd), AGENT_DIR);
 }
 
 /** Whether `file` is inside `folder` (both absolute and normalised), lexically. */

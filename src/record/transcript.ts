@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { AgentError } from "../errors/agent-error.js";
 import type { Message } from "../models/messages.js";
+import { agentFolder } from "./agent-folder.js";
 import { existingSessionKey, sessionKeyPath, lineSigner, type LineSigner } from "./session-key.js";
 
 /** One line of `.agent/sessions/<sessionId>.jsonl`. */
@@ -16,7 +17,7 @@ export type TranscriptEntry =
   | { type: "reset"; time: string; messages: Message[] };
 
 export function transcriptPath(cwd: string, sessionId: string): string {
-  return join(cwd, ".agent", "sessions", `${sessionId}.jsonl`);
+  return join(agentFolder(cwd), "sessions", `${sessionId}.jsonl`);
 }
 
 export interface LoadedTranscript {

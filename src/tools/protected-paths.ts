@@ -1,10 +1,10 @@
 import fs from "node:fs";
 import path from "node:path";
 import { statecraftHome } from "../util/statecraft-home.js";
+import { AGENT_DIR } from "../record/agent-folder.js";
 import { expandHome, isWithin, resolveRealPath } from "./confine.js";
 
-/** The folder of the engine's own state in a workspace: trace, session transcripts, audit log. */
-export const AGENT_DIR = ".agent";
+export { AGENT_DIR };
 /** The project config file the CLI reads from its working folder (mode, rules, model). */
 export const PROJECT_CONFIG_FILE = "statecraft.config.json";
 

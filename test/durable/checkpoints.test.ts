@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { AgentError, defineTool, fileRunStore, query, resume, scriptedModel, type StoredRun } from "../../src/index.js";
+import { AgentError, defineTool, fileRunStore, query, resume, scriptedModel, type StoredRun, type ToolContext } from "../../src/index.js";
 import { collect, removeDir, tempDir } from "../support/engine.js";
 
 let cwd: string;
@@ -9,6 +9,10 @@ beforeEach(() => {
   cwd = tempDir();
 });
 afterEach(() => removeDir(cwd));
+
+/** The run's one tool: a `write` tool (its start is written before it runs) doing `execute`. */
+const writeNote = (execute: (input: Record<string, unknown>, context: ToolContext) => unknown) =>
+  defineTool({ name: "write_note", description: "Writes.", risk: "write", inputSchema: { type: "object" }, execute: execute as (input: unknown, context: ToolContext) => string });
 
 const fileOf = (sessionId: string) => join(cwd, ".agent", "runs", `${sessionId}.json`);
 const linesOf = (sessionId: string) => readFileSync(fileOf(sessionId), "utf8").split("\n").filter(Boolean);
@@ -51,17 +55,11 @@ describe("checkpoints are on by default and cost what changed", () => {
   it("appends one line per checkpoint with only the new messages; the lines fold into the run as it stands", async () => {
     let observed: { lines: string[]; stored: StoredRun | undefined; turn: number } | undefined;
     let calls = 0;
-    const note = defineTool({
-      name: "write_note",
-      description: "Writes.",
-      risk: "write",
-      inputSchema: { type: "object" },
-      execute: async (_input, { sessionId }) => {
+    const note = writeNote(async (_input, { sessionId }) => {
         calls++;
         if (calls === 12) observed = { lines: linesOf(sessionId), stored: await fileRunStore(cwd).load(sessionId), turn: calls };
         return "x".repeat(2_000);
-      },
-    });
+      });
     const steps = Array.from({ length: 15 }, (_, n) => ({ toolCalls: [{ name: "write_note", input: { n } }] }));
     const model = scriptedModel([...steps, { text: "done" }]);
     const { result } = await collect(query("go", { model, tools: [note], cwd, maxTurns: 20, permissions: { mode: "bypassPermissions" } }));
@@ -90,16 +88,10 @@ describe("checkpoints are on by default and cost what changed", () => {
 
   it("durable: false keeps no checkpoint; a run whose process dies then can't be resumed", async () => {
     let existed: boolean | undefined;
-    const note = defineTool({
-      name: "write_note",
-      description: "Writes.",
-      risk: "write",
-      inputSchema: { type: "object" },
-      execute: (_input, { sessionId }) => {
+    const note = writeNote((_input, { sessionId }) => {
         existed = existsSync(fileOf(sessionId)) || existsSync(join(cwd, ".agent", "runs", `${sessionId}.lock`));
         return "ok";
-      },
-    });
+      });
     const model = scriptedModel([{ toolCalls: [{ name: "write_note", input: {} }] }, { text: "done" }]);
     await collect(query("go", { model, tools: [note], cwd, durable: false, permissions: { mode: "bypassPermissions" } }));
     expect(existed).toBe(false);
@@ -111,16 +103,10 @@ describe("the store's file after a checkpoint", () => {
   async function stoppedRun(): Promise<{ sessionId: string; text: string }> {
     let text = "";
     let calls = 0;
-    const note = defineTool({
-      name: "write_note",
-      description: "Writes.",
-      risk: "write",
-      inputSchema: { type: "object" },
-      execute: (_input, { sessionId }) => {
+    const note = writeNote((_input, { sessionId }) => {
         if (++calls === 3) text = readFileSync(fileOf(sessionId), "utf8");
         return "ok";
-      },
-    });
+      });
     const model = scriptedModel([...Array.from({ length: 3 }, (_, n) => ({ toolCalls: [{ name: "write_note", input: { n } }] })), { text: "done" }]);
     const { result } = await collect(query("go", { model, tools: [note], cwd, sessionId: "stopped", permissions: { mode: "bypassPermissions" } }));
     expect(result.status).toBe("completed");
@@ -132,7 +118,7 @@ describe("the store's file after a checkpoint", () => {
   it("is resumed as it stands: the interrupted write gets INTERRUPTED", async () => {
     await stoppedRun();
     const model = scriptedModel([{ text: "checked" }]);
-    const note = defineTool({ name: "write_note", description: "Writes.", risk: "write", inputSchema: { type: "object" }, execute: () => "again" });
+    const note = writeNote(() => "again");
     const { events, result } = await collect(resume("stopped", { model, tools: [note], cwd }));
     expect(result.status).toBe("completed");
     const results = events.filter((e) => e.type === "tool_result");
@@ -177,7 +163,7 @@ describe("the store's file after a checkpoint", () => {
       expect(edited.join("\n")).not.toBe(lines.join("\n"));
       writeFileSync(fileOf("stopped"), `${edited.join("\n")}\n`);
       let ran = 0;
-      const note = defineTool({ name: "write_note", description: "Writes.", risk: "write", inputSchema: { type: "object" }, execute: () => String(++ran) });
+      const note = writeNote(() => String(++ran));
       const error = await resume("stopped", { model: scriptedModel([{ text: "x" }]), tools: [note], cwd })
         .next()
         .then(() => undefined, (e: unknown) => e);
@@ -191,7 +177,7 @@ describe("the store's file after a checkpoint", () => {
 
 describe("a new run of a session with a stored run", () => {
   it("a suspended run is not overwritten: SESSION_BUSY until it is resumed", async () => {
-    const note = defineTool({ name: "write_note", description: "Writes.", risk: "write", inputSchema: { type: "object" }, execute: () => "ok" });
+    const note = writeNote(() => "ok");
     const suspended = await collect(query("go", { model: scriptedModel([{ toolCalls: [{ name: "write_note", input: {} }] }]), tools: [note], cwd, sessionId: "s1", permissions: { whenUnanswered: "suspend" } }));
     expect(suspended.result.status).toBe("suspended");
     const before = readFileSync(fileOf("s1"), "utf8");
@@ -211,16 +197,10 @@ describe("a new run of a session with a stored run", () => {
   it("an interrupted run is given up with a warning, and the new run replaces it", async () => {
     const warnings: string[] = [];
     const logger = { warn: (_o: unknown, m: string) => warnings.push(m), error: () => {}, info: () => {}, debug: () => {} };
-    const note = defineTool({
-      name: "write_note",
-      description: "Writes.",
-      risk: "write",
-      inputSchema: { type: "object" },
-      execute: (_input, { sessionId }) => {
+    const note = writeNote((_input, { sessionId }) => {
         writeFileSync(join(cwd, "left.json"), readFileSync(fileOf(sessionId)));
         return "ok";
-      },
-    });
+      });
     await collect(query("go", { model: scriptedModel([{ toolCalls: [{ name: "write_note", input: {} }] }, { text: "x" }]), tools: [note], cwd, sessionId: "s2", permissions: { mode: "bypassPermissions" } }));
     writeFileSync(fileOf("s2"), readFileSync(join(cwd, "left.json")));
     const { result } = await collect(query("again", { model: scriptedModel([{ text: "fresh" }]), cwd, sessionId: "s2", logger: logger as never }));

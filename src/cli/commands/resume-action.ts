@@ -4,13 +4,11 @@ import type { PermissionAnswer } from "../../permissions/types.js";
 import { resume } from "../../resume.js";
 import { fileRunStore } from "../../durable/file-run-store.js";
 import { setupOutput, type CliContext } from "../context.js";
-import { canAsk } from "../io.js";
-import { HumanRenderer, JsonRenderer } from "../render.js";
 import { executeRun } from "../run-agent.js";
 import { recordedModelChoice } from "../recorded-model.js";
-import { openControllingTerminal } from "../terminal-input.js";
 import { UsageError } from "../usage-error.js";
 import { prepareAgent } from "./prepare-agent.js";
+import { runSurface } from "./run-surface.js";
 import type { ResumeCommandFlags } from "./resume.js";
 
 /** `statecraft resume <session>`: answers the run's pending calls from the flags and resumes it, rendered as `run` is. */
@@ -48,23 +46,13 @@ export async function resumeAction(session: string, flags: ResumeCommandFlags, c
     output.logger,
     model,
   );
-  const json = flags.json === true;
-  const onTerminal = io.stdout.isTTY === true;
-  const renderer = json ? new JsonRenderer(io.stdout) : new HumanRenderer(io.stdout, { style: output.out, spinner: onTerminal, thinking: onTerminal });
-  const questionsOn = json ? io.stderr : io.stdout;
-  const terminal = !canAsk(io) && questionsOn.isTTY === true ? openControllingTerminal() : undefined;
+  const surface = runSurface(io, output, flags.json === true);
   const outcome = await executeRun({
     prompt: stored.settings.userInput,
     params: { ...prepared.params, sessionId: session },
     model: prepared.created.model,
     tools: prepared.tools,
-    io,
-    renderer,
-    json,
-    errStyle: output.err,
-    promptStyle: json ? output.err : output.out,
-    logger: output.logger,
-    ...(terminal ? { askInput: terminal } : {}),
+    ...surface.options,
     // Unanswered calls with no terminal to ask suspend again rather than being denied.
     onAsk: "suspend",
     start: (options) =>
@@ -84,6 +72,6 @@ export async function resumeAction(session: string, flags: ResumeCommandFlags, c
       if (error instanceof AgentError && (error.code === "RUN_BUSY" || error.code === "RUN_NOT_FOUND" || error.code === "RUN_DAMAGED")) throw new UsageError(error.message);
       throw error;
     })
-    .finally(() => terminal?.destroy());
+    .finally(() => surface.close());
   return outcome.exitCode;
 }

@@ -1,13 +1,11 @@
 import type { CliContext } from "../context.js";
 import { UsageError } from "../usage-error.js";
 import { setupOutput } from "../context.js";
-import { canAsk } from "../io.js";
 import { readPrompt } from "../read-prompt.js";
-import { openControllingTerminal } from "../terminal-input.js";
-import { HumanRenderer, JsonRenderer } from "../render.js";
 import { executeRun } from "../run-agent.js";
 import type { RunFlags } from "../run-flags.js";
 import { closeAgent, headerLine, prepareAgent, type PreparedAgent } from "./prepare-agent.js";
+import { runSurface } from "./run-surface.js";
 
 export interface RunCommandFlags extends RunFlags {
   json?: boolean;
@@ -41,29 +39,18 @@ async function runPrepared(
 ): Promise<number> {
   const prompt = await readPrompt(promptArgs, io.stdin);
   const json = flags.json === true;
-  const onTerminal = io.stdout.isTTY === true;
-  const renderer = json
-    ? new JsonRenderer(io.stdout)
-    : new HumanRenderer(io.stdout, { style: output.out, spinner: onTerminal, thinking: onTerminal });
-  if (!json && onTerminal) io.stdout.write(`${headerLine(output.out, prepared)}\n`);
+  if (!json && io.stdout.isTTY === true) io.stdout.write(`${headerLine(output.out, prepared)}\n`);
   // A prompt piped on stdin leaves the terminal free to ask permission questions on.
-  const questionsOn = json ? io.stderr : io.stdout;
-  const terminal = !canAsk(io) && questionsOn.isTTY === true ? openControllingTerminal() : undefined;
+  const surface = runSurface(io, output, json);
   const outcome = await executeRun({
     prompt,
     params: prepared.params,
     model: prepared.created.model,
     tools: prepared.tools,
-    io,
-    renderer,
-    json,
-    errStyle: output.err,
-    promptStyle: json ? output.err : output.out,
-    logger: output.logger,
-    ...(terminal ? { askInput: terminal } : {}),
+    ...surface.options,
     ...(flags.inspect ? { inspect: flags.port !== undefined ? { port: flags.port } : {} } : {}),
     ...(flags.onAsk ? { onAsk: flags.onAsk } : {}),
-  }).finally(() => terminal?.destroy());
+  }).finally(() => surface.close());
   if (!json && outcome.traceFile !== false) io.stdout.write(`${output.out.dim(`trace: ${outcome.traceFile}`)}\n`);
   return outcome.exitCode;
 }
