@@ -15,10 +15,9 @@ import { useTempHome } from "../support/home.js";
  */
 let ws: string;
 let outside: string;
-let home: string;
-const currentHome = useTempHome("statecraft-agent-links-home-");
+// The session key the transcript is signed with lives there.
+useTempHome("statecraft-agent-links-home-");
 beforeEach(() => {
-  home = currentHome();
   ws = tempDir("statecraft-agent-links-");
   outside = tempDir("statecraft-agent-links-outside-");
   fs.writeFileSync(path.join(outside, "bashrc"), "export PATH=/usr/bin\n");
