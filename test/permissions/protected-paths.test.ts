@@ -8,16 +8,15 @@ import { query } from "../../src/query.js";
 import { builtinTools, editFileTool, writeFileTool } from "../../src/tools/builtin/index.js";
 import { homeRule, PROTECTED_RULES } from "../../src/tools/protected-paths.js";
 import { collect, readJsonl } from "../support/engine.js";
+import { useTempHome } from "../support/home.js";
 import { contextFor, makeTempDir, removeDir, run, writeFiles } from "../tools/workspace.js";
 
 let ws: string;
 let home: string;
-let savedHome: string | undefined;
+const currentHome = useTempHome("statecraft-protected-home-");
 beforeEach(() => {
   ws = makeTempDir("statecraft-protected-");
-  home = makeTempDir("statecraft-protected-home-");
-  savedHome = process.env.STATECRAFT_HOME;
-  process.env.STATECRAFT_HOME = home;
+  home = currentHome();
   writeFiles(ws, {
     ".agent/audit.jsonl": '{"tool":"bash"}\n',
     ".agent/sessions/s.jsonl": '{"type":"message"}\n',
@@ -30,10 +29,7 @@ beforeEach(() => {
   writeFiles(home, { "session-key": `${"ab".repeat(32)}\n` });
 });
 afterEach(() => {
-  if (savedHome === undefined) delete process.env.STATECRAFT_HOME;
-  else process.env.STATECRAFT_HOME = savedHome;
   removeDir(ws);
-  removeDir(home);
 });
 
 const AGENT = PROTECTED_RULES.agentDir;

@@ -7,6 +7,7 @@ import { scriptedModel } from "../../src/models/scripted.js";
 import { query } from "../../src/query.js";
 import { openAppendInside } from "../../src/record/agent-folder.js";
 import { collect, echoTool, removeDir, tempDir } from "../support/engine.js";
+import { useTempHome } from "../support/home.js";
 
 /**
  * A cloned repository can ship its `.agent/` folder: links in it must not make the engine append its trace, audit or
@@ -14,22 +15,16 @@ import { collect, echoTool, removeDir, tempDir } from "../support/engine.js";
  */
 let ws: string;
 let outside: string;
-let home: string;
-let savedHome: string | undefined;
+// The session key the transcript is signed with lives there.
+useTempHome("statecraft-agent-links-home-");
 beforeEach(() => {
-  home = tempDir("statecraft-agent-links-home-");
   ws = tempDir("statecraft-agent-links-");
   outside = tempDir("statecraft-agent-links-outside-");
   fs.writeFileSync(path.join(outside, "bashrc"), "export PATH=/usr/bin\n");
-  savedHome = process.env.STATECRAFT_HOME;
-  process.env.STATECRAFT_HOME = home;
 });
 afterEach(() => {
-  if (savedHome === undefined) delete process.env.STATECRAFT_HOME;
-  else process.env.STATECRAFT_HOME = savedHome;
   removeDir(ws);
   removeDir(outside);
-  removeDir(home);
 });
 
 function capturingLogger() {

@@ -9,22 +9,18 @@ import { builtinTools } from "../../src/tools/builtin/index.js";
 import { lineSigner, sessionKey, sessionKeyPath } from "../../src/record/session-key.js";
 import { loadTranscript, transcriptPath } from "../../src/record/transcript.js";
 import { collect, readJsonl } from "../support/engine.js";
+import { useTempHome } from "../support/home.js";
 import { makeTempDir, removeDir } from "../tools/workspace.js";
 
 let ws: string;
 let home: string;
-let savedHome: string | undefined;
+const currentHome = useTempHome("statecraft-signed-home-");
 beforeEach(() => {
   ws = makeTempDir("statecraft-signed-");
-  home = makeTempDir("statecraft-signed-home-");
-  savedHome = process.env.STATECRAFT_HOME;
-  process.env.STATECRAFT_HOME = home;
+  home = currentHome();
 });
 afterEach(() => {
-  if (savedHome === undefined) delete process.env.STATECRAFT_HOME;
-  else process.env.STATECRAFT_HOME = savedHome;
   removeDir(ws);
-  removeDir(home);
 });
 
 /** A logger whose warnings the test reads. */
