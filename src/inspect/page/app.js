@@ -617,10 +617,52 @@ const measureText = (() => {
   };
 })();
 
+function layoutEngine() {
+  elk ??= new window.ELK({ workerUrl: "vendor/elk-worker.min.js" });
+  return elk;
+}
+
+/**
+ * Starts the layout worker as the page loads and lays out a small chart in it: loading ELK and its first layouts
+ * (its code not yet compiled) take a core for a second or more, which would otherwise fall on the first machine
+ * to arrive — while that app's events stream in.
+ */
+function warmUpLayout() {
+  if (!window.ELK) {
+    $("chart").dataset.layoutEngine = "failed";
+    return;
+  }
+  const warm = {
+    states: [
+      { id: "w0", name: "a", path: ["a"], type: "compound" },
+      { id: "w1", name: "b", path: ["a", "b"], type: "atomic", parent: "w0" },
+      { id: "w2", name: "c", path: ["a", "c"], type: "atomic", parent: "w0" },
+      { id: "w3", name: "d", path: ["d"], type: "final" },
+    ],
+    anyStates: [],
+    edges: [
+      { from: "[*]", to: "a", kind: "initial", arrow: 0 },
+      { from: "b", to: "c", kind: "event", label: "GO", arrow: 1 },
+      { from: "c", to: "b", kind: "event", label: "BACK", arrow: 2 },
+      { from: "a", to: "d", kind: "event", label: "END", arrow: 3 },
+    ],
+  };
+  const { markers, ...input } = elkGraph(warm, (text) => String(text).length * 7);
+  const host = $("chart");
+  host.dataset.layoutEngine = "loading";
+  layoutEngine()
+    .layout(input)
+    .then(
+      () => (host.dataset.layoutEngine = "ready"),
+      // The real chart's layout fails the same way and says why in a problem line.
+      () => (host.dataset.layoutEngine = "failed"),
+    );
+}
+
 async function layoutChart(view) {
   let laid = layouts.get(view.chartId);
   if (!laid) {
-    elk ??= new window.ELK({ workerUrl: "vendor/elk-worker.min.js" });
+    const elk = layoutEngine();
     const graph = elkGraph(view.chart, measureText);
     const { markers, ...input } = graph;
     const started = performance.now();
@@ -687,7 +729,7 @@ function toggleAttr(el, name, on, value = "") {
 /** Height of a timeline row in px (style.css gives the rows this height): the list is virtualised by it. */
 const ROW_HEIGHT = 22;
 /** Rows drawn above and below the visible ones. */
-const OVERSCAN = 40;
+const OVERSCAN = 12;
 
 /**
  * The timeline is virtualised: only the rows in view (and a margin) are in the DOM, between two spacers that keep the
@@ -737,7 +779,10 @@ let timelineRows;
 function drawTimelineWindow(s, view) {
   if (!timelineRows) return;
   const count = s.entries.length;
-  const { first, last } = rowWindow(view.scrollTop, view.height, count, ROW_HEIGHT, OVERSCAN);
+  // Following a stream, the newest rows are in view and every frame brings new ones: rows beyond the view would be
+  // built only to be thrown away at the next frame.
+  const pinned = model.follow && model.selectedIndex === count - 1;
+  const { first, last } = rowWindow(view.scrollTop, view.height, count, ROW_HEIGHT, pinned ? 0 : OVERSCAN);
   const start = s.entries[0] ? Date.parse(s.entries[0].time) : NaN;
   const size = String(count);
   const selected = String(model.selectedIndex);
@@ -1329,6 +1374,7 @@ function start() {
     const s = model.sessions.get(model.selectedKey);
     if (s && s.kind !== "actor" && !s.ended && model.follow) renderGauges(s);
   }, 250);
+  warmUpLayout();
   connect();
   render();
 }
