@@ -19,7 +19,12 @@ import { openFiles } from "./traces.js";
 /** The scroll boxes' positions and heights, read once per frame before anything is written (no forced layout). */
 function readGeometry() {
   const box = (el) => ({ scrollTop: el.scrollTop, height: el.clientHeight });
-  return { timeline: box($("timeline")), sequence: box($("sequence")) };
+  const timeline = $("timeline");
+  // A list shorter than its max-height grows with the rows drawn into it: the rows to draw are those that fit at
+  // its full height, else a frame that adds rows leaves a gap above them until the next one.
+  const full = parseFloat(getComputedStyle(timeline).maxHeight);
+  const rowsHeight = Number.isFinite(full) ? full - 2 * timeline.clientTop : timeline.clientHeight;
+  return { timeline: { ...box(timeline), rowsHeight: Math.max(timeline.clientHeight, rowsHeight) }, sequence: box($("sequence")) };
 }
 
 let geometry;

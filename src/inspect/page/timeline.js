@@ -33,6 +33,8 @@ export function renderTimeline(s, box) {
   // Keep the selected row in view when following (it is the newest) or when the selection moved. The scroll box's
   // position was read at the start of the frame; what is written here is used from here on, not read back.
   const view = { ...box };
+  // The list grows with its rows up to its max height: this frame's rows make it this tall.
+  if (box.rowsHeight !== undefined) view.height = Math.max(box.height, Math.min(box.rowsHeight, count * ROW_HEIGHT));
   const selectedTop = model.selectedIndex * ROW_HEIGHT;
   const moved = rendered.timelineSelected !== `${s.key}|${model.selectedIndex}`;
   rendered.timelineSelected = `${s.key}|${model.selectedIndex}`;
@@ -54,14 +56,17 @@ export function renderTimeline(s, box) {
 /** The timeline's rows, kept from frame to frame (see virtual-rows.js). */
 let timelineRows;
 
-/** Draws the rows in view of the timeline scrolled as `view` says (`{ scrollTop, height }`). */
+/**
+ * Draws the rows in view of the timeline scrolled as `view` says (`{ scrollTop, height, rowsHeight? }`; `rowsHeight`,
+ * when given, is the height to fill with rows: the list's full height while it is still growing).
+ */
 export function drawTimelineWindow(s, view) {
   if (!timelineRows) return;
   const count = s.entries.length;
   // Following a stream, the newest rows are in view and every frame brings new ones: rows beyond the view would be
   // built only to be thrown away at the next frame.
   const pinned = model.follow && model.selectedIndex === count - 1;
-  const { first, last } = rowWindow(view.scrollTop, view.height, count, ROW_HEIGHT, pinned ? 0 : OVERSCAN);
+  const { first, last } = rowWindow(view.scrollTop, view.rowsHeight ?? view.height, count, ROW_HEIGHT, pinned ? 0 : OVERSCAN);
   const start = s.entries[0] ? Date.parse(s.entries[0].time) : NaN;
   const size = String(count);
   const selected = String(model.selectedIndex);
