@@ -10,6 +10,27 @@ export interface Asset {
   missing?: string;
 }
 
+/** The page's ES modules (src/inspect/page/, copied to dist by the build): app.js and every module it imports. */
+export const PAGE_MODULES = [
+  "app.js",
+  "actor-tree.js",
+  "chart-graph.js",
+  "chart-model.js",
+  "chart-pane.js",
+  "chart-svg.js",
+  "connection.js",
+  "dom.js",
+  "frame.js",
+  "records.js",
+  "selected.js",
+  "sequence.js",
+  "side.js",
+  "state.js",
+  "timeline.js",
+  "traces.js",
+  "virtual-rows.js",
+];
+
 const pageDir = fileURLToPath(new URL("./page/", import.meta.url));
 
 /**
@@ -42,15 +63,9 @@ export function inspectorAssets(): Map<string, Asset> {
   return new Map<string, Asset>([
     ["/", index],
     ["/index.html", index],
-    ["/app.js", page("app.js", "text/javascript; charset=utf-8")],
-    ["/actor-tree.js", page("actor-tree.js", "text/javascript; charset=utf-8")],
     ["/style.css", page("style.css", "text/css; charset=utf-8")],
     ["/vendor/elk-api.js", vendorAsset("elk-api.js", "elkjs/lib/elk-api.js", "the layout library")],
     ["/vendor/elk-worker.min.js", vendorAsset("elk-worker.min.js", "elkjs/lib/elk-worker.min.js", "the layout library")],
-    ["/chart-graph.js", page("chart-graph.js", "text/javascript; charset=utf-8")],
-    ["/chart-model.js", page("chart-model.js", "text/javascript; charset=utf-8")],
-    ["/chart-svg.js", page("chart-svg.js", "text/javascript; charset=utf-8")],
-    ["/sequence.js", page("sequence.js", "text/javascript; charset=utf-8")],
-    ["/virtual-rows.js", page("virtual-rows.js", "text/javascript; charset=utf-8")],
+    ...PAGE_MODULES.map((name): [string, Asset] => [`/${name}`, page(name, "text/javascript; charset=utf-8")]),
   ]);
 }

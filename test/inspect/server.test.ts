@@ -1,4 +1,4 @@
-import { writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import net from "node:net";
 import { networkInterfaces } from "node:os";
@@ -154,6 +154,26 @@ describe("inspector server: what it serves", () => {
     expect(trace.body).toContain('"sessionId":"s1"');
     // The page's HTML refers to nothing outside the server.
     expect(index.body).not.toMatch(/(src|href)="(https?:)?\/\//);
+  });
+
+  it("serves every module the page imports, from app.js down, as it is on disk, and every module of the page folder is one of them", async () => {
+    const pageDir = join(import.meta.dirname, "../../src/inspect/page");
+    const seen = new Set<string>();
+    const queue = ["app.js"];
+    while (queue.length) {
+      const name = queue.shift()!;
+      if (seen.has(name)) continue;
+      seen.add(name);
+      const reply = await get(inspector.port, `/${name}`);
+      expect(reply.status, name).toBe(200);
+      expect(reply.headers["content-type"], name).toMatch(/^text\/javascript/);
+      expect(reply.body, name).toBe(readFileSync(join(pageDir, name), "utf8"));
+      for (const m of reply.body.matchAll(/^import [^;]*? from "\.\/([\w-]+\.js)";$/gm)) queue.push(m[1]!);
+    }
+    // The split page really is split: app.js imports the parts, and no module is left out of the graph.
+    expect(seen.size).toBeGreaterThan(10);
+    const onDisk = readdirSync(pageDir).filter((f) => f.endsWith(".js"));
+    expect([...seen].sort()).toEqual(onDisk.sort());
   });
 
   it("serves no other file whatever the path: .., encoded or not", async () => {

@@ -71,19 +71,30 @@ export function takenEdges(view, prev, entry) {
       let entered = chainC.slice(common);
       if (entered.length === 0) entered = [c];
       const target = entered[0].name;
+      // An arrow into a history state of a compound state now active led here too: the history state stands for
+      // the child (or, deep, the descendants) it remembered.
+      const reaches = (e) => {
+        if (e.to === target) return true;
+        const to = view.byName.get(e.to);
+        return !!to && to.type === "history" && chainC.some((s) => s.id === to.parent);
+      };
       // Sources from the innermost: the state itself, then each ancestor (and its "any state" node), then the machine.
       const tiers = [];
       for (let k = chainP.length - 1; k >= 0; k--) tiers.push([chainP[k].name, `${chainP[k].name}.*`]);
       tiers.push(["*"]);
       for (const tier of tiers) {
-        let candidates = edges.filter((e) => e.kind !== "initial" && e.kind !== "final" && tier.includes(e.from) && e.to === target);
+        let candidates = edges.filter((e) => e.kind !== "initial" && e.kind !== "final" && tier.includes(e.from) && reaches(e));
         if (entry.event) {
-          const fitting = candidates.filter((e) => e.kind === "always" || e.event === entry.event);
+          // A compound state's onDone is raised inside the step (its final child was reached on the step's event).
+          const fitting = candidates.filter((e) => e.kind === "always" || e.event === entry.event || doneOfState(e));
           if (fitting.length) candidates = fitting;
           else continue;
         }
         if (candidates.length) {
-          for (const e of candidates) out.add(e.index);
+          for (const e of candidates) {
+            out.add(e.index);
+            if (doneOfState(e)) for (const f of intoFinal(view, e, chainP, entry.event)) out.add(f);
+          }
           break;
         }
       }
@@ -91,6 +102,23 @@ export function takenEdges(view, prev, entry) {
     }
   }
   return out;
+}
+
+/** Whether an edge is a compound or parallel state's onDone (`xstate.done.state.<id>`), raised by XState itself. */
+function doneOfState(e) {
+  return e.kind === "done" && e.event.startsWith("xstate.done.state.");
+}
+
+/**
+ * The arrows that took the previous state into a final child of the state whose onDone `done` is, on `event`:
+ * within one step, that is how the state got done (the final child itself was passed through, not reported).
+ */
+function intoFinal(view, done, chainP, event) {
+  const owner = view.byName.get(done.from);
+  if (!owner || !event) return [];
+  const finals = new Set(view.chart.states.filter((s) => s.type === "final" && s.parent === owner.id).map((s) => s.name));
+  const sources = new Set(chainP.flatMap((s) => [s.name, `${s.name}.*`]));
+  return view.chart.edges.filter((e) => e.event === event && finals.has(e.to) && sources.has(e.from)).map((e) => e.index);
 }
 
 /** Active atomic states of a state value, as dotted paths. */

@@ -72,7 +72,7 @@ function svgEl(tag, attrs) {
 }
 
 /** Rows drawn above and below the visible ones: the list is virtualised (only those rows are in the DOM). */
-const OVERSCAN = 30;
+const OVERSCAN = 10;
 
 /**
  * Draws the view into `host` (the scrolling box): a header of lifelines and a listbox of events, each row an arrow
