@@ -5,7 +5,9 @@
 //   observed  + observeEngine (XState inspection → ordered states and emitted events), with empty observers
 //   off       query() with the trace off: + transcript, audit, the event bridge and the async generator
 //   on        query() with the trace on (what the loop table's "trace on" row measures)
-// Usage: npm run build && node bench/steps.mjs [N=1000] [runs=9] [layers=floor,machine,observed,off,on]
+//   window    query() with the trace on and contextWindow set, the model reporting no usage (the compaction estimate
+//             runs on every step: it must stay linear in the run's length)
+// Usage: npm run build && node bench/steps.mjs [N=1000] [runs=9] [layers=floor,machine,observed,off,on,window]
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
@@ -33,8 +35,10 @@ const floor = floorEngine();
 async function once(layer) {
   const cwd = mkdtempSync(join(tmpdir(), "statecraft-steps-"));
   try {
-    const traceFile = layer === "on" ? join(cwd, "trace.jsonl") : false;
+    const traceFile = layer === "on" || layer === "window" ? join(cwd, "trace.jsonl") : false;
     const options = { model: instantModel(N), tools: [tool], cwd, maxTurns: N + 1, maxToolCalls: N, timeoutMs: 3_600_000, traceFile };
+    // Far more than the run can fill: the estimate is checked every step and never asks for a compaction.
+    if (layer === "window") options.contextWindow = 1_000_000_000;
     const run = layer === "floor" ? await floor.make(N) : undefined;
     const started = performance.now();
     let toolCalls;
