@@ -5,7 +5,10 @@
 //   observed  + observeEngine (XState inspection → ordered states and emitted events), with empty observers
 //   off       query() with the trace off: + transcript, audit, the event bridge and the async generator
 //   on        query() with the trace on (what the loop table's "trace on" row measures)
-// Usage: npm run build && node bench/steps.mjs [N=1000] [runs=9] [layers=floor,machine,observed,off,on]
+//   inspect   query() with the trace on and an inspector attached that no page connects to
+//   window    query() with the trace on and contextWindow set, the model reporting no usage (the compaction estimate
+//             runs on every step: it must stay linear in the run's length)
+// Usage: npm run build && node bench/steps.mjs [N=1000] [runs=9] [layers=floor,machine,observed,off,on,window]
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
@@ -33,9 +36,13 @@ const floor = floorEngine();
 async function once(layer) {
   const cwd = mkdtempSync(join(tmpdir(), "statecraft-steps-"));
   try {
-    const traceFile = layer === "on" ? join(cwd, "trace.jsonl") : false;
+    const traceFile = layer === "on" || layer === "window" || layer === "inspect" ? join(cwd, "trace.jsonl") : false;
     const options = { model: instantModel(N), tools: [tool], cwd, maxTurns: N + 1, maxToolCalls: N, timeoutMs: 3_600_000, traceFile };
+    // Far more than the run can fill: the estimate is checked every step and never asks for a compaction.
+    if (layer === "window") options.contextWindow = 1_000_000_000;
+    if (layer === "inspect") options.inspect = { port: 0 };
     const run = layer === "floor" ? await floor.make(N) : undefined;
+    const cpu0 = process.cpuUsage();
     const started = performance.now();
     let toolCalls;
     if (run) {
@@ -55,6 +62,8 @@ async function once(layer) {
       for await (const event of query("bench", options)) if (event.type === "turn_end") toolCalls = event.toolCalls;
     }
     const elapsed = performance.now() - started;
+    const cpu = process.cpuUsage(cpu0);
+    cpuPerStep[layer].push((cpu.user + cpu.system) / N);
     if (toolCalls !== N) throw new Error(`${layer}: ${toolCalls} tool calls, expected ${N}`);
     if (traceFile && statSync(traceFile).size === 0) throw new Error("trace not written");
     return (elapsed * 1000) / N;
@@ -65,10 +74,18 @@ async function once(layer) {
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const results = Object.fromEntries(LAYERS.map((layer) => [layer, []]));
+// CPU time of the whole process per step (JIT and GC threads count): steadier than wall time on a shared machine.
+const cpuPerStep = Object.fromEntries(LAYERS.map((layer) => [layer, []]));
 for (const layer of LAYERS) await once(layer);
+for (const layer of LAYERS) cpuPerStep[layer].length = 0;
 for (let r = 0; r < RUNS; r++) for (const layer of LAYERS) results[layer].push(await once(layer));
 const base = results.floor ? median(results.floor) : undefined;
 for (const [layer, xs] of Object.entries(results)) {
   const m = median(xs);
-  console.log(`${layer.padEnd(9)} ${m.toFixed(1).padStart(7)} µs/step  (min ${Math.min(...xs).toFixed(1)}, max ${Math.max(...xs).toFixed(1)}${base ? `, ${(m / base).toFixed(2)}× floor` : ""}) at N=${N}`);
+  const cpu = median(cpuPerStep[layer]);
+  const cpuBase = results.floor ? median(cpuPerStep.floor) : undefined;
+  console.log(
+    `${layer.padEnd(9)} ${m.toFixed(1).padStart(7)} µs/step  (min ${Math.min(...xs).toFixed(1)}, max ${Math.max(...xs).toFixed(1)}${base ? `, ${(m / base).toFixed(2)}× floor` : ""}) ` +
+      `cpu ${cpu.toFixed(1)} µs/step${cpuBase ? ` (${(cpu / cpuBase).toFixed(2)}× floor)` : ""} at N=${N}`,
+  );
 }

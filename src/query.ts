@@ -38,6 +38,13 @@ import { storedRunOf } from "./durable/stored-run.js";
 import { runCheckpointer } from "./durable/run-checkpoint.js";
 import { transcriptWriter } from "./record/transcript-writer.js";
 
+/**
+ * The most events the bridge holds for a caller slower than the engine (an instant model, a consumer that awaits
+ * per event): past it the next model call waits until the caller has taken half of them, so the backlog stays
+ * bounded however long the run (without it, about two events a step piled up).
+ */
+const MAX_BACKLOG = 1024;
+
 /** A running query: the event stream, plus `abort()` (ends the run `user_abort`). */
 export interface QueryRun extends AsyncGenerator<AgentEvent, RunResult, undefined> {
   abort(): void;
@@ -161,6 +168,30 @@ async function* runEngine(
     queue.push(event);
     wake?.();
   };
+  let caughtUp: { promise: Promise<void>; resolve: () => void } | undefined;
+  const catchUp = () => {
+    const waiting = caughtUp;
+    caughtUp = undefined;
+    waiting?.resolve();
+  };
+  input.deps.pace = (signal) => {
+    if (queue.length - head <= MAX_BACKLOG) return undefined;
+    if (!caughtUp) {
+      let resolve!: () => void;
+      const promise = new Promise<void>((r) => (resolve = r));
+      caughtUp = { promise, resolve };
+    }
+    const waiting = caughtUp.promise;
+    return new Promise<void>((resolve) => {
+      const aborted = () => resolve();
+      signal.addEventListener("abort", aborted, { once: true });
+      // Removed once caught up: the work's signal may serve the next piece of work, which must find no listener.
+      void waiting.then(() => {
+        signal.removeEventListener("abort", aborted);
+        resolve();
+      });
+    });
+  };
   const bridge: EngineObserver = {
     state(entered) {
       // A resumed run passes through build_context on its way back to ask_permission: not a step of its own.
@@ -254,12 +285,14 @@ async function* runEngine(
       while (head < queue.length) {
         const event = queue[head];
         queue[head++] = undefined as unknown as AgentEvent; // let delivered events be collected
+        if (caughtUp && queue.length - head <= MAX_BACKLOG / 2) catchUp();
         if (event.type === "suspended") return yield* suspend(event);
         yield event;
       }
       // Everything delivered: start the queue over rather than let it grow with the run.
       queue.length = 0;
       head = 0;
+      catchUp();
       if (finished) break;
       await new Promise<void>((resolve) => (wake = resolve));
       wake = undefined;
@@ -304,6 +337,7 @@ async function* runEngine(
       ...(error ? { error } : {}),
     };
   } finally {
+    catchUp();
     await release?.();
     // A consumer that stops early (break, return) ends the run: abort it so done is recorded, then stop it.
     if (actor.getSnapshot().status === "active") abort();

@@ -22,7 +22,9 @@ export function instantModel(steps) {
 
 /**
  * @param sc the built package (`dist/index.js`)
- * @param variant `off` (traceFile: false), `on` (a trace file), `inspect` (trace on plus an inspector with no client)
+ * @param variant `off` (traceFile: false), `on` (a trace file), `inspect` (trace on plus an inspector with no client),
+ *   `window` (trace on, `contextWindow` set and a model that reports no usage, as local servers often do: the
+ *   compaction estimate is checked at every step, far from the window, so the run never compacts)
  * @param inspectOption for `inspect`: what to pass as `options.inspect`
  */
 export function statecraftEngine(sc, variant, inspectOption) {
@@ -49,6 +51,7 @@ export function statecraftEngine(sc, variant, inspectOption) {
         timeoutMs: 3_600_000,
         traceFile,
         ...(variant === "inspect" ? { inspect: inspectOption } : {}),
+        ...(variant === "window" ? { contextWindow: 1_000_000_000 } : {}),
       };
       let end;
       return {

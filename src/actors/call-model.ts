@@ -7,6 +7,8 @@ export interface CallModelInput {
   model: Model;
   request: ModelRequest;
   transformContext?: AgentHooks["transformContext"];
+  /** Waits while the run's caller lags behind its events (EngineDeps.pace). */
+  pace?: (signal: AbortSignal) => Promise<void> | undefined;
 }
 
 /**
@@ -15,6 +17,13 @@ export interface CallModelInput {
  * leaves the model state (abort, timeout), which stops the request.
  */
 export async function callModel(input: CallModelInput, signal: AbortSignal, report: Report): Promise<ModelResponse> {
+  const pace = input.pace;
+  // The caller lags too far behind the run's events: the next request waits for it (its result would only queue).
+  const caughtUp = pace?.(signal);
+  if (caughtUp) {
+    await caughtUp;
+    if (signal.aborted) throw new AgentError("USER_ABORT", "the model call was aborted", { cause: signal.reason });
+  }
   let request = input.request;
   if (input.transformContext) {
     const transform = input.transformContext;
@@ -28,6 +37,11 @@ export async function callModel(input: CallModelInput, signal: AbortSignal, repo
       // nothing more is relayed to a machine that has moved on.
       if (signal.aborted) throw signal.reason;
       if (event.type === "response") return event.response;
+      const behind = pace?.(signal);
+      if (behind) {
+        await behind;
+        if (signal.aborted) throw signal.reason;
+      }
       report({ type: "model.stream", event });
     }
   } catch (error) {

@@ -33,6 +33,8 @@ export class ContextText {
   }
 
   private field(key: string, value: unknown): string {
+    // A count or a flag (turn, toolCallCount): its text is digits, true or false, which no pattern matches.
+    if ((typeof value === "number" && Number.isFinite(value)) || typeof value === "boolean") return JSON.stringify(value);
     if (!REPLACED_WHOLE.has(key) || typeof value !== "object" || value === null) return redactLine(toJsonTextAt(value, 1), this.secrets);
     const kept = this.kept.get(key);
     if (kept?.value === value) return kept.text;

@@ -4,12 +4,12 @@ import type { PermissionRequest } from "../permissions/types.js";
 import { TraceDetails } from "../record/details.js";
 import { TRACE_VERSION } from "../record/format.js";
 import { isoTime } from "../record/iso-time.js";
-import { redactLine, redactText, redactValue, secretValues } from "../record/redact.js";
+import { mayHoldSecret, redactLine, redactOwnPart, redactText, redactValue, secretValues } from "../record/redact.js";
 import type { InspectorHub } from "./hub.js";
 import type { InspectorRecord } from "./protocol.js";
 import { ContextText } from "./context-text.js";
 import { RedactedDeltas } from "./redacted-deltas.js";
-import { toJsonText } from "./serialize.js";
+import { toJsonText, toJsonTextAt } from "./serialize.js";
 
 /** One agent run as the inspector shows it. */
 export interface InspectedRun {
@@ -79,7 +79,20 @@ export function createInspectedRun(hub: InspectorHub, info: RunInfo, chartId: st
   // value serialised once, straight from the run's objects: they are made at every state whether a page is
   // connected or not (a page that connects later is sent them all).
   const session = JSON.stringify(sessionId);
-  const agentRecord = (event: unknown) => `{"kind":"agent","time":"${isoTime()}","sessionId":${session},"event":${toJsonText(event)}}`;
+  // The text around each record's own part (the event, the messages, the state's details) is the same for the whole
+  // run: scanned for secrets once here, so that each record only scans its own part (redactOwnPart).
+  const parent = info.parentSession !== undefined ? `,"parentSession":${JSON.stringify(info.parentSession)}` : "";
+  const lineHead = `{"v":${JSON.stringify(TRACE_VERSION)},"sessionId":${session},"seq":`;
+  const framesHold =
+    mayHoldSecret(session) ||
+    mayHoldSecret(parent) ||
+    mayHoldSecret(lineHead) ||
+    mayHoldSecret(`{"kind":"agent","time":"","sessionId":,"event":{"kind":"messages","sessionId":,"start":,"messages":[,"time":"","kind":"state","state":,"turn":,"details":`);
+  const addOwn = (text: string, own: string) => hub.addText(framesHold ? redactLine(text, secrets) : redactOwnPart(text, own, secrets), sessionId);
+  const addAgentRecord = (event: unknown) => {
+    const own = toJsonText(event);
+    addOwn(`{"kind":"agent","time":"${isoTime()}","sessionId":${session},"event":${own}}`, own);
+  };
 
   const contextText = new ContextText(secrets);
   const deltas = { text_delta: new RedactedDeltas(secrets), thinking_delta: new RedactedDeltas(secrets) };
@@ -87,7 +100,7 @@ export function createInspectedRun(hub: InspectorHub, info: RunInfo, chartId: st
   const flushDeltas = () => {
     for (const type of ["thinking_delta", "text_delta"] as const) {
       const text = deltas[type].flush();
-      if (text !== "") add(agentRecord({ type, text }));
+      if (text !== "") addAgentRecord({ type, text });
     }
   };
 
@@ -103,27 +116,21 @@ export function createInspectedRun(hub: InspectorHub, info: RunInfo, chartId: st
       if (messages.length > start) {
         const list: string[] = [];
         for (let i = start; i < messages.length; i++) list.push(toJsonText(messages[i]));
-        add(`{"kind":"messages","sessionId":${session},"start":${start},"messages":[${list.join(",")}]}`);
+        const own = list.join(",");
+        addOwn(`{"kind":"messages","sessionId":${session},"start":${start},"messages":[${own}]}`, own);
       }
       messagesSent = messages.length;
-      const line = {
-        v: TRACE_VERSION,
-        sessionId,
-        seq: seq++,
-        ...(info.parentSession !== undefined ? { parentSession: info.parentSession } : {}),
-        time: isoTime(entered.time),
-        kind: "state",
-        state: entered.state,
-        turn,
-        details: details.of(entered),
-      };
+      // The trace line as toJsonText gives it for { v, sessionId, seq, parentSession?, time, kind, state, turn,
+      // details }: written around the details' text, which is the line's only part that needs scanning.
+      const own = toJsonTextAt(details.of(entered), 1);
+      const line = `${lineHead}${seq++}${parent},"time":"${isoTime(entered.time)}","kind":"state","state":${JSON.stringify(entered.state)},"turn":${turn},"details":${own}}`;
       // Joined rather than concatenated: the hub keeps every record for the whole run, and a concatenated string is a
       // tree of its pieces that each major collection walks again; a joined one is a single flat string.
       // The context's text comes redacted (and kept) group by group from contextText, the rest is redacted here.
       hub.addText(
         [
           `{"kind":"enter","sessionId":${session},"line":`,
-          redactLine(toJsonText(line), secrets),
+          framesHold ? redactLine(line, secrets) : redactOwnPart(line, own, secrets),
           `,"event":${JSON.stringify(entered.event.type)},"context":`,
           contextText.of(context),
           `,"messageCount":${messages.length}}`,
@@ -135,12 +142,12 @@ export function createInspectedRun(hub: InspectorHub, info: RunInfo, chartId: st
       observed = true;
       if (event.type === "text_delta" || event.type === "thinking_delta") {
         const text = deltas[event.type].push(event.text);
-        if (text !== "") add(agentRecord({ type: event.type, text }));
+        if (text !== "") addAgentRecord({ type: event.type, text });
         return;
       }
       flushDeltas();
       if (event.type === "retry") seq++;
-      add(agentRecord(event));
+      addAgentRecord(event);
     },
   };
 
@@ -150,7 +157,7 @@ export function createInspectedRun(hub: InspectorHub, info: RunInfo, chartId: st
     publish(event) {
       if (observed && OBSERVED.has(event.type)) return;
       flushDeltas();
-      add(agentRecord(event));
+      addAgentRecord(event);
     },
     requestPermission(request, options) {
       // Tool input is parsed JSON, so it redacts through its text; a value JSON cannot hold is passed on as it is

@@ -62,6 +62,12 @@ export interface EngineDeps {
   relay?: (event: EngineEmitted) => void;
   /** Where warnings go (the run's logger): e.g. a transcript line the engine did not write, ignored. */
   warn?: (message: string) => void;
+  /**
+   * Before each model call and each event it streams: a promise while the run's caller lags too far behind the
+   * run's events (the query bridge's backlog), undefined otherwise. It settles when the caller caught up or the
+   * signal aborts, so a run never holds more undelivered events than the bound plus one step's.
+   */
+  pace?: (signal: AbortSignal) => Promise<void> | undefined;
 }
 
 /** Messages waiting to enter the conversation. */

@@ -35,6 +35,7 @@ export function callModelInput(context: EngineContext): CallModelInput {
     model: context.deps.model,
     request: { messages: context.messages, tools: context.deps.toolSpecs, sessionId: context.run.sessionId, turn: context.turn - 1 },
     ...(context.deps.hooks.transformContext ? { transformContext: context.deps.hooks.transformContext } : {}),
+    ...(context.deps.pace ? { pace: context.deps.pace } : {}),
   };
 }
 

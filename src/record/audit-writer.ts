@@ -2,7 +2,7 @@ import type { CallRecord } from "../machine/context.js";
 import type { EngineObserver } from "../machine/observe.js";
 import { isoTime } from "./iso-time.js";
 import { JsonlWriter } from "./jsonl-writer.js";
-import { redactLine } from "./redact.js";
+import { mayHoldSecret, redactLine, redactOwnPart } from "./redact.js";
 
 /** One line of `.agent/audit.jsonl`: every tool call, run or not, success or failure (the seed's appendToolAudit). */
 export interface AuditLine {
@@ -28,6 +28,10 @@ export function auditWriter(options: {
 }): EngineObserver & { close(): void } {
   const out = new JsonlWriter(options.file, options.onError, options.inside === undefined ? {} : { inside: options.inside });
   const audited = new WeakSet<CallRecord>();
+  // A line is written as `{"time":…,"sessionId":…,` and the rest of its fields, which are serialised per line and are
+  // all that is scanned for secrets when the run's session id holds nothing the patterns look for.
+  let sessionId: string | undefined;
+  let sessionHolds = false;
   return {
     state({ context, state }) {
       if (state !== "append_tool_result" && state !== "done") return;
@@ -36,9 +40,11 @@ export function auditWriter(options: {
       for (const record of context.batch) {
         if (!record.result || audited.has(record)) continue;
         audited.add(record);
-        const line: AuditLine = {
-          time: (time ??= isoTime()),
-          sessionId: context.run.sessionId,
+        if (sessionId === undefined) {
+          sessionId = JSON.stringify(context.run.sessionId);
+          sessionHolds = mayHoldSecret(`{"time":"","sessionId":${sessionId},`);
+        }
+        const rest: Omit<AuditLine, "time" | "sessionId"> = {
           toolCallId: record.call.id,
           tool: record.call.name,
           input: record.call.input,
@@ -54,7 +60,10 @@ export function auditWriter(options: {
           durationMs: Math.round((record.durationMs ?? 0) * 1000) / 1000,
           ...(record.result.isError ? { error: record.error ? record.error.toJSON() : { code: errorCode(record), message: record.result.content } } : {}),
         };
-        out.writeLine(redactLine(JSON.stringify(line), options.secrets));
+        // The same text as JSON.stringify of the whole AuditLine (time, sessionId, then these fields).
+        const own = JSON.stringify(rest);
+        const line = `{"time":"${(time ??= isoTime())}","sessionId":${sessionId},${own.slice(1)}`;
+        out.writeLine(sessionHolds ? redactLine(line, options.secrets) : redactOwnPart(line, own, options.secrets));
       }
       if (state === "done") out.flush();
     },

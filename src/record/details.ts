@@ -7,8 +7,12 @@ import type { StateEntered } from "../machine/observe.js";
  * exactly one line (the first one after it was known).
  */
 export class TraceDetails {
+  // The calls of the current batch whose permission or result a line already carries. A new response replaces the
+  // batch and call ids are the engine's own, never reused: the sets start over with each batch, so they stay as small
+  // as one response instead of growing by every call of the run.
   private readonly tracedResults = new Set<string>();
   private readonly tracedPermissions = new Set<string>();
+  private batch: readonly CallRecord[] | undefined;
 
   constructor(private readonly runOptions: Record<string, unknown>) {}
 
@@ -76,6 +80,11 @@ export class TraceDetails {
         break;
       default:
         break;
+    }
+    if (context.batch !== this.batch) {
+      this.batch = context.batch;
+      this.tracedResults.clear();
+      this.tracedPermissions.clear();
     }
     const permissions = this.newPermissions(context.batch);
     if (permissions) details.permissions = permissions;

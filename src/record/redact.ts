@@ -113,6 +113,25 @@ export function isSecretName(name: string): boolean {
 }
 
 /**
+ * Whether any of the patterns could change text holding this: the prefilter of `redactLine`, plus the `://` that
+ * starts a URL's credentials (whose `@` may lie past the end of the piece tested).
+ */
+export function mayHoldSecret(text: string): boolean {
+  return MAY_HOLD_SECRET.test(text) || text.includes("://");
+}
+
+/**
+ * `redactLine` for a line made of fixed pieces, already found free of what the patterns look for (`mayHoldSecret`
+ * false for each), and one piece of its own (`own`): only `own` is scanned for the patterns, the whole line for the
+ * secret values. The same text as `redactLine(line)` when the pieces are joined by JSON punctuation (`"`, `:`, `,`,
+ * `{`), digits or an ISO time, none of which a pattern's fixed text holds, so no match can span two pieces.
+ */
+export function redactOwnPart(line: string, own: string, secrets: readonly string[]): string {
+  for (let i = 0; i < secrets.length; i++) if (line.includes(secrets[i])) return redactLine(line, secrets);
+  return mayHoldSecret(own) ? redactLine(line, secrets) : line;
+}
+
+/**
  * Redacts secrets in one serialised JSON line (cheaper than walking the value: one scan per secret): the environment's
  * secret values, values given to secret-named variables and keys, Authorization header values, Bearer tokens, URL
  * credentials, PEM private keys and API keys in well-known formats. Tool inputs and outputs are inside the line, so

@@ -3,7 +3,7 @@ import { TRACE_VERSION } from "./format.js";
 import { JsonlWriter } from "./jsonl-writer.js";
 import { TraceDetails } from "./details.js";
 import { isoTime } from "./iso-time.js";
-import { redactLine } from "./redact.js";
+import { mayHoldSecret, redactLine, redactOwnPart } from "./redact.js";
 
 export interface TraceWriterOptions {
   file: string;
@@ -37,6 +37,9 @@ export function traceWriter(options: TraceWriterOptions): EngineObserver & { clo
   const head = `{"v":${JSON.stringify(TRACE_VERSION)},"sessionId":${JSON.stringify(options.sessionId)},"seq":`;
   const parent = options.parentSession !== undefined ? `,"parentSession":${JSON.stringify(options.parentSession)}` : "";
   const stateNames = new Map<string, string>();
+  // The text every state line shares is scanned for secrets once per run; each line then only scans its details.
+  const sharedHolds = mayHoldSecret(head) || mayHoldSecret(parent) || mayHoldSecret(`,"time":"","kind":"state","state":,"turn":,"details":`);
+  let namesHold = false;
   let seq = options.resumed?.seq ?? 0;
   let turn = 0;
   let resuming = options.resumed !== undefined;
@@ -57,10 +60,17 @@ export function traceWriter(options: TraceWriterOptions): EngineObserver & { clo
       }
       const first = seq === 0;
       let state = stateNames.get(entered.state);
-      if (state === undefined) stateNames.set(entered.state, (state = JSON.stringify(entered.state)));
-      let line = `${open(isoTime(entered.time), "state")},"state":${state},"turn":${JSON.stringify(turn)},"details":${JSON.stringify(details.of(entered))}`;
+      if (state === undefined) {
+        stateNames.set(entered.state, (state = JSON.stringify(entered.state)));
+        namesHold ||= mayHoldSecret(state);
+      }
+      const own = JSON.stringify(details.of(entered));
+      let line = `${open(isoTime(entered.time), "state")},"state":${state},"turn":${turn},"details":${own}`;
       if (first && forkedAt) line += `,"forkedAt":${JSON.stringify(forkedAt)}`;
-      out.writeLine(redactLine(line + "}", secrets));
+      line += "}";
+      // The run's first line (its options, where it was forked from) is scanned whole, like a line whose shared text
+      // could hold a secret.
+      out.writeLine(first || sharedHolds || namesHold ? redactLine(line, secrets) : redactOwnPart(line, own, secrets));
       if (entered.state === "done") out.flush();
     },
     emitted(event) {

@@ -2,9 +2,15 @@ import type { EngineObserver } from "../machine/observe.js";
 import { agentFolder } from "./agent-folder.js";
 import { isoTime } from "./iso-time.js";
 import { JsonlWriter } from "./jsonl-writer.js";
-import { redactLine } from "./redact.js";
+import { mayHoldSecret, redactLine, redactOwnPart } from "./redact.js";
 import { lineSigner, sessionKey, type LineSigner } from "./session-key.js";
+import type { Message } from "../models/messages.js";
 import { transcriptPath, type TranscriptEntry } from "./transcript.js";
+
+/** A message line's text around its time and message, as `JSON.stringify({ type: "message", time, message })` gives. */
+const MESSAGE_OPEN = `{"type":"message","time":"`;
+const MESSAGE_KEY = `","message":`;
+const MESSAGE_FRAME_HOLDS = mayHoldSecret(MESSAGE_OPEN) || mayHoldSecret(MESSAGE_KEY);
 
 /**
  * Writes transcript entries: each line redacted like the trace's, then signed with the user's session key
@@ -16,7 +22,7 @@ export function transcriptLines(options: {
   sessionId: string;
   secrets: readonly string[];
   onError: (error: Error) => void;
-}): { write(entry: TranscriptEntry): void; flush(): void; close(): void } {
+}): { write(entry: TranscriptEntry): void; message(time: string, message: Message): void; flush(): void; close(): void } {
   const out = new JsonlWriter(transcriptPath(options.cwd, options.sessionId), options.onError, { inside: agentFolder(options.cwd) });
   let signer: LineSigner | undefined | false;
   const sign = (line: string) => {
@@ -32,6 +38,12 @@ export function transcriptLines(options: {
   };
   return {
     write: (entry) => out.writeLine(sign(redactLine(JSON.stringify(entry), options.secrets))),
+    // The common line, written around the message's JSON: serialised once, and only the message scanned for secrets.
+    message(time, message) {
+      const own = JSON.stringify(message);
+      const line = `${MESSAGE_OPEN}${time}${MESSAGE_KEY}${own}}`;
+      out.writeLine(sign(MESSAGE_FRAME_HOLDS ? redactLine(line, options.secrets) : redactOwnPart(line, own, options.secrets)));
+    },
     flush: () => out.flush(),
     close: () => out.close(),
   };
@@ -87,7 +99,7 @@ export function transcriptWriter(options: {
       for (; written < messages.length; written++) {
         const message = messages[written];
         if (message.role === "system") continue;
-        write({ type: "message", time: time(), message });
+        out.message(time(), message);
       }
       const added = context.deps.policy?.sessionRules;
       if (added) {
