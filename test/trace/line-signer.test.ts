@@ -1,7 +1,7 @@
 import { createHmac, randomBytes } from "node:crypto";
 import { realpathSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { lineSigner } from "../../src/trace/session-key.js";
+import { lineSigner } from "../../src/record/session-key.js";
 import { removeDir, tempDir } from "../support/engine.js";
 
 describe("lineSigner", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { mayHoldSecret, redactLine, redactOwnPart, secretValues } from "../../src/trace/redact.js";
+import { mayHoldSecret, redactLine, redactOwnPart, secretValues } from "../../src/record/redact.js";
 
 // Lines shaped like the trace's state lines: fixed text, then a part of their own (the details).
 const head = `{"v":1,"sessionId":"s-1","seq":7,"time":"2026-12-01T14:00:48.932Z","kind":"state","state":"execute_tool","turn":2,"details":`;
