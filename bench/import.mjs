@@ -2,6 +2,7 @@
 // (a module cache warmed by an earlier import would hide the cost). Reads the built package: `npm run bench:import`
 // builds first. Time is measured without the counting hook (the hook itself slows loading); the count is one more run
 // with a loader hook that appends each ES module's URL to a file, plus the CommonJS modules in require's cache.
+// The figure to compare across machines is cpuMs (the process's CPU time during the import) more than the wall time.
 // `xstate` alone is the floor: the engine is an XState machine, so no entry can load faster than XState itself, and
 // on a shared machine the ratio to it says more than the milliseconds.
 //   node bench/import.mjs [--runs N] [--json] [--root DIR]   (DIR: another built checkout, to compare)
@@ -34,7 +35,8 @@ try {
   const timed = join(work, "timed.mjs");
   writeFileSync(
     timed,
-    `const t0 = performance.now(); await import(process.argv[2]); process.stdout.write(String(performance.now() - t0));\n`,
+    `const t0 = performance.now(); const c0 = process.cpuUsage(); await import(process.argv[2]); const c = process.cpuUsage(c0);\n` +
+      `process.stdout.write(JSON.stringify([performance.now() - t0, (c.user + c.system) / 1000]));\n`,
   );
   // The counting hook runs on the loader thread; appending synchronously keeps every URL even if the child exits.
   const hooks = join(work, "hooks.mjs");
@@ -50,8 +52,14 @@ try {
   for (const [name, file] of Object.entries(entries)) {
     const url = pathToFileURL(file).href;
     const times = [];
-    for (let i = 0; i < runs; i++) times.push(Number(execFileSync(process.execPath, [timed, url], { encoding: "utf8" })));
+    const cpu = [];
+    for (let i = 0; i < runs; i++) {
+      const [wall, used] = JSON.parse(execFileSync(process.execPath, [timed, url], { encoding: "utf8" }));
+      times.push(wall);
+      cpu.push(used);
+    }
     times.sort((a, b) => a - b);
+    cpu.sort((a, b) => a - b);
     const list = join(work, `${results.length}.txt`);
     writeFileSync(list, "");
     const cjs = execFileSync(
@@ -67,6 +75,9 @@ try {
       medianMs: Math.round(times[Math.floor(times.length / 2)] * 10) / 10,
       minMs: Math.round(times[0] * 10) / 10,
       maxMs: Math.round(times[times.length - 1] * 10) / 10,
+      // CPU time of the whole process during the import (all its threads): what the wall time would be on an idle
+      // machine, give or take, since a shared machine stretches the wall time by waiting, not by work.
+      cpuMs: Math.round(cpu[Math.floor(cpu.length / 2)] * 10) / 10,
       modules: urls.length,
       ownModules: urls.filter((u) => u.startsWith(pathToFileURL(join(root, "dist")).href)).length,
       openai: fromPackage("openai"),
