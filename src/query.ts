@@ -24,7 +24,8 @@ import {
 } from "./options.js";
 import { createPermissionPolicy } from "./permissions/policy.js";
 import { PERMISSION_MODES, type PermissionOptions } from "./permissions/types.js";
-import { startInspector, type Inspector } from "./inspect/server.js";
+import { startInspector } from "./inspect/start.js";
+import type { Inspector } from "./inspect/server.js";
 import type { InspectedRun } from "./inspect/run.js";
 import type { AnyTool } from "./tools/define-tool.js";
 import { agentFolder, isInside } from "./record/agent-folder.js";

@@ -82,6 +82,8 @@ async function* run(
       if (!pendingIds.has(id)) throw fail(`options.answers: ${JSON.stringify(id)} is not a pending call of session ${sessionId} (pending: ${[...pendingIds].join(", ")})`);
     }
     const prepared = prepareResumed(stored, options, cwd);
+    // The resumed run decides permissions synchronously from its first state on: the bash parser must be loaded.
+    await prepared.input.deps.policy!.ready;
 
     const now = Date.now();
     const tools = prepared.input.deps.tools;

@@ -58,7 +58,10 @@ export async function buildContext(input: BuildContextInput, signal: AbortSignal
     for (const m of historyForModel(loaded.messages)) if (m.role !== "system") messages.push(m);
     // A fork given a conversation and no new request goes on from the conversation as it stood.
     if (!(input.history && input.userInput === "")) messages.push({ role: "user", content: input.userInput });
-    const built: BuiltContext = { messages, policy: createPermissionPolicy(input.permissions, loaded.allowRules, { cwd: input.cwd }) };
+    const policy = createPermissionPolicy(input.permissions, loaded.allowRules, { cwd: input.cwd });
+    // Every later decision of the run is synchronous: the bash parser must be there before the first one.
+    await policy.ready;
+    const built: BuiltContext = { messages, policy };
     const compaction = await compactIfNeeded(input, messages, signal);
     return compaction ? { ...built, ...compaction } : built;
   }

@@ -364,6 +364,8 @@ class RunReplay {
   private policy(): PermissionPolicy {
     return {
       mode: this.options.permissions.mode as PermissionMode,
+      // Recorded verdicts need no parsing.
+      ready: Promise.resolve(),
       sessionRules: [],
       evaluate: (tool, input) => this.verdict(tool.name, input),
       rememberAllow: (tool) => this.lastDecided?.permission?.rule ?? tool.name,

@@ -2,6 +2,7 @@
  * `statecraft/inspect`: the inspector server, which shows a run live in a browser, and the machine chart it draws.
  * `statecraft` re-exports the same names, so code written against the main entry keeps working.
  */
-export { startInspector, type Inspector, type InspectorOptions } from "./server.js";
+export { startInspector } from "./start.js";
+export type { Inspector, InspectorOptions } from "./server.js";
 export type { InspectedRun } from "./run.js";
 export { machineChart, chartFromDefinition, type MachineChart, type ChartState, type ChartEdge } from "./chart.js";

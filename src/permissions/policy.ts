@@ -4,6 +4,7 @@ import { PROTECTED_WHY, protectedRuleFor } from "../tools/protected-paths.js";
 import { allowingRules, matchesAnyPart } from "./match.js";
 import { checkMode, modeVerdict, planModeDenial } from "./modes.js";
 import { escapeGlob, escapeWildcard, parseRule, sameTool, type PermissionRule } from "./rules.js";
+import { loadBashParser } from "./bash-parser.js";
 import { allowBlocker, shellAsk } from "./shell-verdict.js";
 import { describeSubject, subjectOf, type RuleSubject } from "./subject.js";
 import type { PermissionOptions, PermissionPolicy, PolicyContext, PolicyVerdict } from "./types.js";
@@ -82,6 +83,10 @@ export function createPermissionPolicy(
   const allow = [...parseRules(checked.allow, "permissions.allow"), ...parseRules(sessionRules, "session allow rules")];
   const added: string[] = [];
   const cwdOf = (override?: PolicyContext) => override?.cwd ?? context.cwd ?? process.cwd();
+  // Started now so that it is usually done by the first decision; marked handled here so that a policy nobody awaits
+  // never ends the process with an unhandled rejection (awaiting `ready` still sees the failure).
+  const ready = loadBashParser();
+  ready.catch(() => undefined);
 
   const evaluate = (tool: AnyTool, input: unknown, override?: PolicyContext): PolicyVerdict => {
     const subject = subjectOf(tool, input, cwdOf(override));
@@ -124,6 +129,7 @@ export function createPermissionPolicy(
 
   return {
     mode,
+    ready,
     evaluate,
     rememberAllow(tool, input, override) {
       const text = exactRule(tool, subjectOf(tool, input, cwdOf(override)));

@@ -1,5 +1,5 @@
 import os from "node:os";
-import picomatch from "picomatch";
+import { picomatch } from "../util/picomatch.js";
 import { AgentError } from "../errors/agent-error.js";
 
 /** A parsed rule: `Tool` (every call of the tool) or `Tool(pattern)` (calls whose subject matches). */

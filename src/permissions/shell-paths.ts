@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import picomatch from "picomatch";
+import { picomatch } from "../util/picomatch.js";
 import { expandHome, isWithin, resolveRealPath } from "../tools/confine.js";
 import { AGENT_DIR, PROJECT_CONFIG_FILE, PROTECTED_RULES } from "../tools/protected-paths.js";
 import type { ShellCommand, ShellRedirect } from "./shell-command.js";

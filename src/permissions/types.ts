@@ -79,6 +79,11 @@ export interface PolicyContext {
 export interface PermissionPolicy {
   readonly mode: PermissionMode;
   /**
+   * Resolves when `evaluate` can decide every call: shell commands need the bash parser, which loads asynchronously
+   * (once per process). `evaluate` on a command before then throws; `query()` waits for it itself.
+   */
+  readonly ready: Promise<void>;
+  /**
    * Decides a call from rules and mode alone; never asks anyone. Precedence: protected paths (a write tool on
    * `.agent/`, `statecraft.config.json` or the statecraft folder is denied, `by: "rule"`), deny rules, then (in `plan` mode)
    * the read-only limit, then ask rules, then allow rules, then the mode. `context` overrides the policy's own.

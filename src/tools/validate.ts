@@ -1,17 +1,25 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
-import addFormatsModule from "ajv-formats";
+import { createRequire } from "node:module";
+import type { Ajv, ErrorObject, ValidateFunction } from "ajv";
 import { AgentError } from "../errors/agent-error.js";
 
-// ajv-formats is CommonJS; under NodeNext its default export arrives as the module object.
 type AddFormats = (ajv: Ajv) => Ajv;
-const addFormats = ((addFormatsModule as unknown as { default?: AddFormats }).default ?? addFormatsModule) as unknown as AddFormats;
+const require = createRequire(import.meta.url);
+let shared: Ajv | undefined;
 
 /**
- * One ajv instance for all tool schemas. `coerceTypes` because real models send numbers and booleans as strings;
- * `useDefaults` so a schema's defaults reach the tool; `allErrors` so the model is told everything at once.
+ * One ajv instance for all tool schemas, made by the first tool defined: ajv is some seventy CommonJS modules, and
+ * loading them when statecraft is imported would cost every program, tools or not. `require` keeps `defineTool`
+ * synchronous (ajv and ajv-formats are CommonJS). `coerceTypes` because real models send numbers and booleans as
+ * strings; `useDefaults` so a schema's defaults reach the tool; `allErrors` so the model is told everything at once.
  */
-const ajv = new Ajv({ allErrors: true, coerceTypes: true, useDefaults: true, strict: false });
-addFormats(ajv);
+function ajv(): Ajv {
+  if (shared) return shared;
+  const { Ajv: AjvClass } = require("ajv") as typeof import("ajv");
+  const addFormats = require("ajv-formats") as AddFormats;
+  shared = new AjvClass({ allErrors: true, coerceTypes: true, useDefaults: true, strict: false });
+  addFormats(shared);
+  return shared;
+}
 
 export type InputCheck = { ok: true; value: unknown } | { ok: false; message: string };
 
@@ -23,7 +31,7 @@ export interface InputValidator {
 export function compileInputValidator(toolName: string, schema: Record<string, unknown>): InputValidator {
   let validate: ValidateFunction;
   try {
-    validate = ajv.compile(schema);
+    validate = ajv().compile(schema);
   } catch (error) {
     throw new AgentError(
       "INVALID_TOOL",

@@ -3,9 +3,13 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPermissionPolicy } from "../../src/permissions/policy.js";
+import { loadBashParser } from "../../src/permissions/bash-parser.js";
 import type { PermissionMode, PermissionOptions } from "../../src/permissions/types.js";
 import { bashTool, editFileTool, globTool, listDirTool, readFileTool, writeFileTool } from "../../src/tools/builtin/index.js";
 import { defineTool, type AnyTool, type ToolRisk } from "../../src/tools/define-tool.js";
+
+// Shell commands are decided on their parse; the parser loads asynchronously, once.
+await loadBashParser();
 
 let ws: string;
 beforeAll(() => {

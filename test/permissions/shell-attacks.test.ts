@@ -4,8 +4,12 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPermissionPolicy } from "../../src/permissions/policy.js";
+import { loadBashParser } from "../../src/permissions/bash-parser.js";
 import type { PermissionOptions, PolicyVerdict } from "../../src/permissions/types.js";
 import { bashTool } from "../../src/tools/builtin/index.js";
+
+// Shell commands are decided on their parse; the parser loads asynchronously, once.
+await loadBashParser();
 
 // Each table is one way a command line used to slip past `bash(...)` rules. Every payload is tried against a deny
 // rule it must not escape and against allow rules it must not ride on; one that gets through fails its test.

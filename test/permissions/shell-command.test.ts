@@ -1,6 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { analyzeShellCommand } from "../../src/permissions/shell-command.js";
+import { loadBashParser } from "../../src/permissions/bash-parser.js";
 import { compileWildcard, escapeWildcard, hasWildcard, parseRule } from "../../src/permissions/rules.js";
+
+// Shell commands are decided on their parse; the parser loads asynchronously, once.
+await loadBashParser();
 
 const texts = (command: string) => analyzeShellCommand(command).parts.map((part) => part.text);
 

@@ -3,7 +3,7 @@ import type { Model, ModelCallOptions, ModelRequest, ModelResponse, ModelStreamE
 import { resolveOpenAIConfig, type OpenAIEnvironment, type OpenAIModelOptions, type ResolvedOpenAIConfig } from "./options.js";
 import { buildRequestBody } from "./request-body.js";
 import { retryDelayMs, sleep } from "./retry-policy.js";
-import { StreamAttempt } from "./stream-attempt.js";
+import type { StreamAttempt } from "./stream-attempt.js";
 
 /**
  * A model served by any OpenAI-compatible Chat Completions endpoint: OpenAI, vLLM, Ollama, llama.cpp, LM Studio,
@@ -38,6 +38,7 @@ class OpenAIChatModel implements Model {
    */
   async *stream(request: ModelRequest, { signal }: ModelCallOptions): AsyncGenerator<ModelStreamEvent, void, undefined> {
     const body = buildRequestBody(this.config, request);
+    const { StreamAttempt } = await loadStreamAttempt();
     for (let retry = 0; ; retry++) {
       throwIfAborted(signal);
       const attempt = new StreamAttempt(this.config, body, signal);
@@ -66,6 +67,16 @@ class OpenAIChatModel implements Model {
       }
     }
   }
+}
+
+/**
+ * The request code and the OpenAI SDK under it, loaded by the first model call rather than by `import "statecraft"`:
+ * the SDK is over half of the package's modules, and a program with a scripted model never needs it.
+ */
+let streamAttempt: Promise<{ StreamAttempt: typeof StreamAttempt }> | undefined;
+function loadStreamAttempt(): Promise<{ StreamAttempt: typeof StreamAttempt }> {
+  streamAttempt ??= import("./stream-attempt.js");
+  return streamAttempt;
 }
 
 /** The caller aborted: end with its reason, as `AbortSignal.throwIfAborted` would. */

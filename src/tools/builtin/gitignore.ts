@@ -1,12 +1,15 @@
 import nativeFs from "node:fs";
 import path from "node:path";
-import ignoreModule from "ignore";
+import { createRequire } from "node:module";
+import type ignoreModule from "ignore";
 import type { FileSystemAdapter } from "tinyglobby";
 import { listConfinedDir, listConfinedDirSync } from "../confined-open.js";
 
 type Ignore = ReturnType<typeof ignoreModule>;
-// `ignore` is CommonJS (`export =`); under NodeNext its default export can arrive wrapped.
-const createIgnore = ((ignoreModule as unknown as { default?: typeof ignoreModule }).default ?? ignoreModule) as typeof ignoreModule;
+// `ignore` (CommonJS, `export =`) is required by the first .gitignore read, not when statecraft is imported.
+const require = createRequire(import.meta.url);
+let ignoreFactory: typeof ignoreModule | undefined;
+const createIgnore = (): Ignore => (ignoreFactory ??= require("ignore") as typeof ignoreModule)();
 
 interface IgnoreLayer {
   /** The directory whose `.gitignore` this is; its patterns are relative to it. */

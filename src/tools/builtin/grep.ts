@@ -1,5 +1,5 @@
 import path from "node:path";
-import { glob as findFiles } from "tinyglobby";
+import { findFiles } from "./find-files.js";
 import { defineTool, type ToolDefinition } from "../define-tool.js";
 import { displayPath, isWithin, resolveRealPath, resolveRoots } from "../confine.js";
 import { ConfinementError, openConfinedFile } from "../confined-open.js";

@@ -1,0 +1,101 @@
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const dist = join(import.meta.dirname, "..", "..", "dist");
+const entry = (file: string) => JSON.stringify(pathToFileURL(join(dist, file)).href);
+
+let work: string;
+beforeAll(() => {
+  work = mkdtempSync(join(tmpdir(), "statecraft-lazy-"));
+  // ES modules are seen by a loader hook (it appends each URL to a file), CommonJS ones in require's cache: both are
+  // listed by `loaded()` in the child, at the points the script asks.
+  writeFileSync(
+    join(work, "hooks.mjs"),
+    `import { appendFileSync } from "node:fs";
+export async function load(url, context, next) { appendFileSync(process.env.LAZY_LIST, url + "\\n"); return next(url, context); }`,
+  );
+  writeFileSync(join(work, "register.mjs"), `import { register } from "node:module"; register(${JSON.stringify(pathToFileURL(join(work, "hooks.mjs")).href)});`);
+});
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+/** Runs `body` (an ES module's code) in a fresh node; `mark(name)` in it records what is loaded by then. */
+function loadedAt(body: string): Record<string, string[]> {
+  const list = join(work, `list-${Math.random().toString(36).slice(2)}.txt`);
+  writeFileSync(list, "");
+  const script = join(work, `script-${Math.random().toString(36).slice(2)}.mjs`);
+  writeFileSync(
+    script,
+    `import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+const marks = {};
+const mark = (name) => {
+  const esm = readFileSync(process.env.LAZY_LIST, "utf8").split("\\n").filter(Boolean).map((u) => u.startsWith("file:") ? new URL(u).pathname : u);
+  marks[name] = [...new Set([...esm, ...Object.keys(createRequire(import.meta.url)("module")._cache)])];
+};
+${body}
+process.stdout.write(JSON.stringify(marks));`,
+  );
+  const out = execFileSync(process.execPath, ["--import", pathToFileURL(join(work, "register.mjs")).href, script], {
+    encoding: "utf8",
+    env: { ...process.env, LAZY_LIST: list },
+  });
+  return JSON.parse(out) as Record<string, string[]>;
+}
+
+const fromPackage = (files: readonly string[], name: string) => files.filter((f) => f.includes(`/node_modules/${name}/`));
+const HEAVY = ["openai", "ws", "web-tree-sitter", "ajv", "ajv-formats", "pino", "picomatch", "tinyglobby", "@modelcontextprotocol/sdk"];
+
+describe("what importing statecraft loads", () => {
+  it("the main entry loads none of the SDK, the WebSocket server, the parser, ajv, pino, picomatch or tinyglobby", () => {
+    const { imported } = loadedAt(`await import(${entry("index.js")}); mark("imported");`);
+    expect(imported.some((f) => f.endsWith("/dist/index.js")), "the probe sees the entry itself").toBe(true);
+    for (const name of HEAVY) expect(fromPackage(imported, name), `import("statecraft") loaded ${name}`).toEqual([]);
+    expect(imported.filter((f) => f.endsWith("/dist/inspect/server.js") || f.endsWith("/dist/models/openai/stream-attempt.js"))).toEqual([]);
+  });
+
+  it("the trace and inspect entries load none of them either", () => {
+    const marks = loadedAt(`await import(${entry("debug/index.js")}); mark("trace"); await import(${entry("inspect/index.js")}); mark("inspect");`);
+    for (const name of HEAVY) expect(fromPackage(marks.inspect, name), `statecraft/trace or statecraft/inspect loaded ${name}`).toEqual([]);
+  });
+
+  it("each part loads when first used, and works", () => {
+    const marks = loadedAt(`
+const { defineTool, createPermissionPolicy, bashTool, openaiModel, startInspector, AgentError } = await import(${entry("index.js")});
+defineTool({ name: "t", description: "d", inputSchema: { type: "object", properties: {} }, risk: "read", execute: async () => "ok" });
+mark("defined");
+const policy = createPermissionPolicy({ deny: ["bash(rm *)"] });
+let early;
+try { policy.evaluate(bashTool(), { command: "ls" }); } catch (error) { early = error.message; }
+await policy.ready;
+const verdict = policy.evaluate(bashTool(), { command: "echo hi && rm -rf /" });
+mark("policy");
+const model = openaiModel({ model: "m", baseURL: "http://127.0.0.1:9/v1", apiKey: "k", maxRetries: 0 });
+mark("model");
+let failed;
+try { for await (const _ of model.stream({ messages: [{ role: "user", content: "hi" }], tools: [] }, { signal: new AbortController().signal })) {} } catch (error) { failed = error; }
+mark("called");
+const inspector = await startInspector({ port: 0 });
+await inspector.close();
+mark("inspected");
+marks.result = [JSON.stringify({ early, verdict: verdict.kind, rule: verdict.rule, failed: failed instanceof AgentError ? failed.code + " " + failed.message : String(failed) })];
+`);
+    const result = JSON.parse(marks.result[0]) as { early?: string; verdict: string; rule?: string; failed: string };
+    expect(fromPackage(marks.defined, "ajv").length).toBeGreaterThan(0);
+    expect(fromPackage(marks.defined, "web-tree-sitter")).toEqual([]);
+    // Before the parser is there a command is refused, not decided unparsed; after `ready` the deny rule holds.
+    expect(result.early).toMatch(/bash parser is not loaded yet: `await policy.ready`/);
+    expect(result.verdict).toBe("deny");
+    expect(result.rule).toBe("bash(rm *)");
+    expect(fromPackage(marks.policy, "web-tree-sitter").length).toBeGreaterThan(0);
+    // Making the model checks options only; the SDK comes with the first request, whose failure it classifies.
+    expect(fromPackage(marks.model, "openai")).toEqual([]);
+    expect(fromPackage(marks.called, "openai").length).toBeGreaterThan(0);
+    expect(result.failed).toMatch(/^MODEL_ERROR .*127\.0\.0\.1:9/);
+    expect(fromPackage(marks.called, "ws")).toEqual([]);
+    expect(fromPackage(marks.inspected, "ws").length).toBeGreaterThan(0);
+  });
+});
