@@ -2,10 +2,12 @@
 // concurrency, a long run and replay, in one process. Writes bench/results.json and docs/performance.md.
 //
 //   npm run bench                      (from the repository root: installs bench/'s own dependencies, then this)
-//   node bench/run.mjs [--full] [--quick] [--only=loop,parallel,streaming,concurrency,long,replay]
+//   node bench/run.mjs [--full] [--quick] [--only=loop,parallel,streaming,concurrency,long,replay] [--peers=pi,ai,…]
 //
 // --full measures every peer at N = 5 000 however long it takes (@openai/agents alone takes many minutes there);
-// --quick is a smoke run at small sizes that writes nothing; --report renders docs/performance.md from results.json.
+// --quick is a smoke run at small sizes that writes nothing; --report renders docs/performance.md from results.json;
+// --peers=pi,ai,openai-agents,langgraph measures only the peers named (on a loaded machine the slow ones take most of
+// an hour); the report says which were left out.
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
@@ -19,6 +21,7 @@ const args = process.argv.slice(2);
 const flag = (name) => args.includes(`--${name}`);
 const only = args.find((a) => a.startsWith("--only="))?.slice(7).split(",");
 const wants = (section) => !only || only.includes(section);
+const peersWanted = args.find((a) => a.startsWith("--peers="))?.slice(8).split(",");
 const quick = flag("quick");
 const full = flag("full");
 
@@ -144,6 +147,10 @@ if (wants("loop")) {
   ];
   const missing = [];
   for (const [id, label, file, factory] of peers) {
+    if (peersWanted && !peersWanted.includes(id)) {
+      missing.push({ id, label, error: "left out of this run (--peers)" });
+      continue;
+    }
     try {
       const mod = await import(file);
       entries.push({ id, label, engine: mod[factory]() });

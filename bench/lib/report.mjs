@@ -176,6 +176,10 @@ export function renderReport(results, notes) {
     const marked = results.loop.rows.filter((r) => Object.values(r.sizes).some((c) => c.note));
     for (const row of marked) for (const c of Object.values(row.sizes)) if (c.note) out.push(`† ${row.label}: ${c.note}.`);
     if (marked.length) out.push("");
+    if (results.loop.missing?.length) {
+      out.push(`Not in this run: ${results.loop.missing.map((m) => `${m.label} (${m.error})`).join("; ")}.`);
+      out.push("");
+    }
     out.push("CPU time per step (user + system of the whole process, so JIT and GC threads count) is steadier than wall time on a shared machine:");
     out.push("");
     out.push(cpuTable(results));
@@ -183,7 +187,7 @@ export function renderReport(results, notes) {
     out.push("What each loop does per step:");
     out.push("");
     out.push("- **floor**: an XState 5.33 machine with the seed's ten states (`build_context` … `done`); per tool step the seven states statecraft's trace shows (`build_context`, `call_model`, `parse_tool_call`, `validate_tool`, `ask_permission`, `execute_tool`, `append_tool_result`) are entered by one event each, with no work and one subscriber.");
-    out.push("- **statecraft**: `query()` from the built package with a `Model` whose `stream()` yields one response per call and a `defineTool` tool (read risk, so allowed without asking); every run writes its transcript and audit, and with the trace on its trace file, checked after the run (7 lines per step + 3).");
+    out.push("- **statecraft**: `query()` from the built package with a `Model` whose `stream()` yields one response per call and a `defineTool` tool (read risk, so allowed without asking); every run writes its transcript and audit, and with the trace on its trace file, checked after the run (7 lines per step + 3)." + (rowOf(results, "statecraft-window") ? " The contextWindow row sets `contextWindow` far beyond what the run fills and its model reports no usage (as local servers often do), so the compaction estimate is checked at every step and never compacts." : ""));
     out.push("- **hand-written loop**: `while` around an async model function, `JSON.parse` of the arguments, an ajv-compiled validator, an async tool, the messages in an array.");
     out.push("- **pi-agent-core**: `runAgentLoop` with an injected stream function returning a pre-ended `AssistantMessageEventStream`, a TypeBox-typed `AgentTool`.");
     out.push("- **ai**: `generateText` with one `tool()` (JSON schema), `stopWhen: stepCountIs(N + 1)`, `MockLanguageModelV3` from `ai/test` whose `doGenerate` answers from a counter (the mock's own record of every call's prompt is cleared on each call: it is test bookkeeping and would hold N² messages).");
