@@ -51,8 +51,8 @@ describe("inspector: a 200-state machine", { timeout: BROWSER_TEST_TIMEOUT }, ()
       return w.gaps;
     });
     const ms = Number(await page.locator("#chart").getAttribute("data-layout-ms"));
+    // The page measured its layout (the 2 s goal is measured in bench/inspector/layout.mjs: timing goals live in bench/).
     expect(ms).toBeGreaterThan(0);
-    expect(ms).toBeLessThan(2000);
     // Rendering 200 states into the DOM takes one longer frame; the layout itself none (a margin over 100 ms).
     const long = gaps.filter((g) => g > 250);
     expect(long.length, `frame gaps: ${gaps.map(Math.round).join(", ")}`).toBeLessThanOrEqual(2);
