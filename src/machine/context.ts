@@ -62,6 +62,8 @@ export interface EngineDeps {
   relay?: (event: EngineEmitted) => void;
   /** Where warnings go (the run's logger): e.g. a transcript line the engine did not write, ignored. */
   warn?: (message: string) => void;
+  /** Makes the engine's own tool-call ids (default random): a replayed DBOS workflow must make the same ones. */
+  newCallId?: () => string;
 }
 
 /** Messages waiting to enter the conversation. */

@@ -1,0 +1,111 @@
+import { createHash } from "node:crypto";
+import { DBOS } from "@dbos-inc/dbos-sdk";
+import type pg from "pg";
+import { defaultEffects, type Effects } from "../actors/effects.js";
+import type { Report } from "../actors/report.js";
+import { AgentError } from "../errors/agent-error.js";
+import type { EngineEvent } from "../machine/events.js";
+import { createPermissionPolicy } from "../permissions/policy.js";
+import type { PermissionOptions } from "../permissions/types.js";
+import type { AnyTool } from "../tools/define-tool.js";
+import { decode, encode } from "./codec.js";
+
+/** What a step recorded: its output or error, and what it reported while it ran (replayed in order). */
+interface Recorded {
+  ok: boolean;
+  value?: unknown;
+  error?: unknown;
+  reports: EngineEvent[];
+}
+
+function inWorkflow(what: string): void {
+  // Outside a workflow DBOS.runStep would just call the function, silently journaling nothing.
+  if (!DBOS.isWithinWorkflow()) throw new AgentError("ENGINE_FAILED", `statecraft/dbos: ${what} ran outside its DBOS workflow (the workflow's context was lost); nothing of it would be recorded`);
+}
+
+/**
+ * One effect as one DBOS step. The first execution runs it, reporting live, and records its output (or error) with
+ * the reports; a replay gets the record back from the database without running anything, and the reports are
+ * played to the engine in the same order. Errors are recorded as values: the engine branches on their codes.
+ */
+async function step<T>(name: string, report: Report, run: (report: Report) => Promise<T>, keep: (value: T) => unknown = (v) => v): Promise<T> {
+  inWorkflow(name);
+  let ranHere = false;
+  const text = await DBOS.runStep(
+    async () => {
+      ranHere = true;
+      const reports: EngineEvent[] = [];
+      const live: Report = (event) => {
+        reports.push(event);
+        report(event);
+      };
+      try {
+        const value = await run(live);
+        return encode({ ok: true, value: keep(value), reports } satisfies Recorded);
+      } catch (error) {
+        return encode({ ok: false, error: error instanceof Error ? error : new AgentError("ENGINE_FAILED", String(error)), reports } satisfies Recorded);
+      }
+    },
+    { name },
+  );
+  const recorded = decode<Recorded>(text);
+  if (!ranHere) for (const event of recorded.reports) report(event);
+  if (!recorded.ok) throw recorded.error;
+  return recorded.value as T;
+}
+
+/** Where a tool call that started is marked before it runs: a crash mid-tool leaves the mark (docs/scale-out.md). */
+export interface ToolStarts {
+  mark(workflowId: string, callId: string): Promise<boolean>;
+}
+
+export function toolStarts(pool: pg.Pool): ToolStarts {
+  return {
+    async mark(workflowId, callId) {
+      const inserted = await pool.query("INSERT INTO statecraft.tool_starts (workflow_id, call_id) VALUES ($1, $2) ON CONFLICT DO NOTHING", [workflowId, callId]);
+      return inserted.rowCount === 0;
+    },
+  };
+}
+
+/**
+ * The engine's effects as DBOS steps: the context built, each model call, each permission step and each tool call
+ * (its output kept as the step's), and each recovery decision. A tool call marks itself started (a row) before it
+ * runs; found started by a replay (its process died mid-call), a `read` tool runs again and a `write`/`exec` tool does
+ * not: the model gets `INTERRUPTED`, as in docs/durable.md.
+ */
+export function stepEffects(options: { workflowId: string; permissions: PermissionOptions; cwd: string; starts: ToolStarts }): Effects {
+  const { workflowId, starts } = options;
+  const wrapTool = (tool: AnyTool): AnyTool => ({
+    ...tool,
+    execute: (input, context) =>
+      step(`tool:${tool.name}`, () => undefined, async () => {
+        const seenBefore = await starts.mark(workflowId, context.toolCallId);
+        if (seenBefore && tool.risk !== "read") {
+          throw new AgentError(
+            "INTERRUPTED",
+            `INTERRUPTED: ${tool.name} had started when the worker running it died, and did not finish; its outcome is unknown (check before doing it again)`,
+          );
+        }
+        return tool.execute(input, context);
+      }),
+  });
+  return {
+    buildContext: (input, signal, report) =>
+      // The policy and model are code, not data: the policy is made again from the run's permissions (a DBOS run has
+      // no remembered session rules and no hooks that change the model).
+      step("buildContext", report, (live) => defaultEffects.buildContext(input, signal, live), ({ policy, model: _model, ...data }) => ({ ...data, ...(policy ? { policy: true } : {}) })).then(
+        (built) => ((built as { policy?: unknown }).policy ? { ...built, policy: createPermissionPolicy(options.permissions, [], { cwd: options.cwd }) } : built),
+      ),
+    callModel: (input, signal, report) => step("callModel", report, (live) => defaultEffects.callModel(input, signal, live)),
+    askPermission: (input, signal, report) => step("askPermission", report, (live) => defaultEffects.askPermission(input, signal, live)),
+    runTools: (input, signal, report) => defaultEffects.runTools({ ...input, calls: input.calls.map((c) => ({ ...c, tool: wrapTool(c.tool) })) }, signal, report),
+    decideRecovery: (input, signal, report) => step("decideRecovery", report, (live) => defaultEffects.decideRecovery(input, signal, live)),
+  };
+}
+
+/** Tool-call ids a replay makes again: derived from the workflow and a counter, in the engine's `call_<20 hex>` form. */
+export function replayableCallIds(workflowId: string): () => string {
+  let n = 0;
+  return () => `call_${createHash("sha256").update(`${workflowId}\u0000${n++}`).digest("hex").slice(0, 20)}`;
+}
