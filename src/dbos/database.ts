@@ -116,7 +116,11 @@ export async function migrate(database: string, options: { dbos: boolean } = { d
     throw databaseError(error, database);
   }
   try {
-    await client.query("SELECT pg_advisory_lock($1)", [MIGRATION_LOCK]);
+    // Tried, not waited for inside a statement: DBOS's migration builds indexes CONCURRENTLY, which waits for every
+    // statement running meanwhile, and a statement blocked on the lock would wait for the migration: a deadlock.
+    while (!(await client.query<{ ok: boolean }>("SELECT pg_try_advisory_lock($1) AS ok", [MIGRATION_LOCK])).rows[0].ok) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
     const found = await client.query<{ value: string }>(
       "SELECT value FROM statecraft.meta WHERE key = 'schema_version'",
     ).catch(() => ({ rows: [] as Array<{ value: string }> }));
