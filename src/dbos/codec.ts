@@ -5,7 +5,9 @@ import { AgentError } from "../errors/agent-error.js";
  * as AgentErrors (the engine branches on `code`, which a plain Error round trip would lose).
  */
 export function encode(value: unknown): string {
-  return JSON.stringify(value, function (this: unknown, _key, v: unknown) {
+  return JSON.stringify(value, function (this: Record<string, unknown>, key, given: unknown) {
+    // The value before toJSON (an AgentError's toJSON would drop what makes it an error).
+    const v = key === "" ? value : this[key];
     if (v instanceof Error) {
       const e = v as Partial<AgentError>;
       return {
@@ -18,7 +20,7 @@ export function encode(value: unknown): string {
         },
       };
     }
-    return v;
+    return given;
   });
 }
 

@@ -82,10 +82,13 @@ export function stepEffects(options: { workflowId: string; permissions: Permissi
       step(`tool:${tool.name}`, () => undefined, async () => {
         const seenBefore = await starts.mark(workflowId, context.toolCallId);
         if (seenBefore && tool.risk !== "read") {
-          throw new AgentError(
-            "INTERRUPTED",
-            `INTERRUPTED: ${tool.name} had started when the worker running it died, and did not finish; its outcome is unknown (check before doing it again)`,
-          );
+          // The same error result as a crash-resumed run's (docs/durable.md), not a thrown error: the model reads it.
+          return {
+            content:
+              `INTERRUPTED: ${tool.name} had started when the worker running it died, and did not finish; its outcome is unknown ` +
+              `(it may have done some or all of its work). Check the state it acts on before calling it again.`,
+            isError: true,
+          };
         }
         return tool.execute(input, context);
       }),
