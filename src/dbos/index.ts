@@ -5,6 +5,6 @@ export { enqueueRun, answer, type EnqueueOptions, type AnswerOptions } from "./e
 export { watch, type WatchOptions } from "./watch.js";
 export { recoverRuns } from "./recover.js";
 export { closeClients } from "./clients.js";
-export { listRuns, readLines, type ListedRun } from "./read.js";
+export { listRuns, readLines, loadSessionFromDatabase, type ListedRun } from "./read.js";
 export type { RunOptions } from "./run-options.js";
 export type { RunStatus } from "./names.js";

@@ -1,3 +1,6 @@
+import { AgentError } from "../errors/agent-error.js";
+import type { TraceLine } from "../trace/format.js";
+import type { TraceSession } from "../trace/session.js";
 import { connect } from "./clients.js";
 import { databaseError } from "./database.js";
 import type { RunStatus } from "./names.js";
@@ -59,4 +62,16 @@ export async function readLines(options: { database: string; sessionId?: string;
   } catch (error) {
     throw databaseError(error, options.database);
   }
+}
+
+/**
+ * A session's trace from the database, as `loadSession` reads one from a file: what `replay`, `fork`, `scriptOf` and
+ * the timeline take. Lines are in seq order across all the session's runs, whichever workers ran them.
+ */
+export async function loadSessionFromDatabase(options: { database: string; sessionId: string }): Promise<TraceSession> {
+  const lines = (await readLines({ database: options.database, sessionId: options.sessionId, stream: "trace" })).map((l) => JSON.parse(l) as TraceLine);
+  if (lines.length === 0) throw new AgentError("TRACE_SESSION_NOT_FOUND", `no session ${options.sessionId} in the database's statecraft.lines; listRuns({ database }) shows its runs`);
+  lines.sort((a, b) => a.seq - b.seq);
+  const first = lines[0] as TraceLine & { parentSession?: string };
+  return { sessionId: options.sessionId, lines, ...(first.parentSession !== undefined ? { parentSession: first.parentSession } : {}) };
 }

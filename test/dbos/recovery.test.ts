@@ -1,9 +1,15 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
-import { answer, closeClients, enqueueRun, listRuns, recoverRuns, watch } from "../../src/dbos/index.js";
-import type { AgentEvent } from "../../src/index.js";
+import { answer, closeClients, enqueueRun, listRuns, loadSessionFromDatabase, recoverRuns, watch } from "../../src/dbos/index.js";
+import { replay, type AgentEvent } from "../../src/index.js";
 import { describeWithDatabase, freshDatabase, plan, spawnWorker, sql, until, workspace, type SpawnedWorker } from "./support.js";
+
+/** Replays the session from the database's trace lines: the run that moved between workers is one story. */
+async function replaysIdentical(database: string, sessionId: string): Promise<void> {
+  const result = await replay(await loadSessionFromDatabase({ database, sessionId }));
+  expect(result.identical, `${result.divergence?.message}: ${result.divergence?.reason}\n${result.divergence?.context.join("\n")}`).toBe(true);
+}
 
 async function collect(database: string, ids: { sessionId: string; runId: string }): Promise<AgentEvent[]> {
   const events: AgentEvent[] = [];
@@ -49,6 +55,7 @@ describeWithDatabase("statecraft/dbos: dead workers, suspended runs", () => {
     expect(models.map((m) => `${m[1]}@${m[3]}`)).toEqual(["0@crash-a", "1@crash-a", "1@crash-b"]);
     expect(ws.log("tool.log")).toHaveLength(1);
     expect(events.filter((e) => e.type === "turn_end")).toHaveLength(1);
+    await replaysIdentical(db.url, ids.sessionId);
   }, 120_000);
 
   it("a worker SIGKILLed in a slow write tool: its call is INTERRUPTED, a read tool in flight runs again; recovered automatically", async () => {
@@ -103,6 +110,7 @@ describeWithDatabase("statecraft/dbos: dead workers, suspended runs", () => {
     expect(trace.map((l) => l.seq)).toEqual(trace.map((_, i) => i));
     expect(trace.filter((l) => l.kind === "suspended")).toHaveLength(1);
     expect(trace.find((l) => l.kind === "resumed")).toMatchObject({ by: "human", answeredBy: "ana" });
+    await replaysIdentical(db.url, ids.sessionId);
     // A second answer to a run that is not suspended any more is refused.
     await expect(answer({ database: db.url, ...ids, answers: {} })).rejects.toMatchObject({ code: "RUN_NOT_FOUND" });
   }, 150_000);
