@@ -7,4 +7,5 @@ export { recoverRuns } from "./recover.js";
 export { closeClients } from "./clients.js";
 export { listRuns, readLines, loadSessionFromDatabase, type ListedRun } from "./read.js";
 export type { RunOptions } from "./run-options.js";
+export { turnScript, turnScriptFile } from "./turn-script.js";
 export type { RunStatus } from "./names.js";

@@ -1,0 +1,42 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { AgentError } from "../errors/agent-error.js";
+import { UsageError } from "./usage-error.js";
+
+/**
+ * Where `trace list|show|replay|script` read: the file given; else, with `--database` (or STATECRAFT_DATABASE_URL), the
+ * trace lines statecraft/dbos workers wrote to PostgreSQL, copied to a private temporary file the command reads as
+ * any trace file (removed after it); else the default file.
+ */
+export async function withTraceSource<T>(
+  env: NodeJS.ProcessEnv,
+  file: string | undefined,
+  flags: { database?: string },
+  fallback: () => string,
+  read: (file: string) => Promise<T>,
+): Promise<T> {
+  const database = file === undefined ? (flags.database ?? env.STATECRAFT_DATABASE_URL) : flags.database;
+  if (file !== undefined && flags.database !== undefined) throw new UsageError("give a trace file or --database, not both");
+  if (database === undefined) return read(file ?? fallback());
+  let lines: string[];
+  try {
+    const { readLines, closeClients } = await import("../dbos/index.js");
+    try {
+      lines = await readLines({ database, stream: "trace" });
+    } finally {
+      await closeClients();
+    }
+  } catch (error) {
+    if (error instanceof AgentError) throw new UsageError(error.message);
+    throw error;
+  }
+  const dir = mkdtempSync(join(tmpdir(), "statecraft-db-trace-"));
+  try {
+    const copy = join(dir, "trace.jsonl");
+    writeFileSync(copy, lines.length > 0 ? `${lines.join("\n")}\n` : "", { mode: 0o600 });
+    return await read(copy);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
