@@ -68,6 +68,8 @@ export interface PreparedRun {
 export interface HostedRun {
   effects: Effects;
   sinks: { trace: LineSink; transcript: LineSink; audit: LineSink };
+  /** The host's time for the machine (its deadline and `timedOut` guard) and the clock its timers go through. */
+  time?: { machine: Omit<Parameters<typeof engineMachine.provide>[0], "actors">; clock: NonNullable<Parameters<typeof createActor>[1]>["clock"] };
 }
 
 /** How a run sits in a tree of runs (subagents) or a session (queues); not options a caller sets. */
@@ -196,8 +198,9 @@ async function* runEngine(
   writers.push(...checkpoints);
 
   if (inspector) push({ type: "inspector", url: inspector.url });
-  const machine = hosted ? engineMachine.provide({ actors: { effects: effectsActor(hosted.effects) } }) : engineMachine;
-  const actor = createActor(machine, { input, inspect: observeEngine([...writers, ...(inspected ? [inspected.observer] : []), bridge]) });
+  const machine = hosted ? engineMachine.provide({ ...(hosted.time?.machine ?? {}), actors: { effects: effectsActor(hosted.effects) } }) : engineMachine;
+  const actor = createActor(machine, {
+    ...(hosted?.time ? { clock: hosted.time.clock } : {}), input, inspect: observeEngine([...writers, ...(inspected ? [inspected.observer] : []), bridge]) });
   lifecycle.started?.(actor);
   let finished = false;
   let crash: unknown;

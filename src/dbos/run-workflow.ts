@@ -8,7 +8,7 @@ import type { PermissionOptions } from "../permissions/types.js";
 import { prepare, startRun, type PreparedRun, type QueryRun } from "../query.js";
 import { resumeRun } from "../resume.js";
 import type { AnyTool } from "../tools/define-tool.js";
-import type { RunStore } from "../trace/run-store.js";
+import type { RunStore, StoredRun } from "../trace/run-store.js";
 import type { Logger } from "../logger.js";
 import { decode, encode } from "./codec.js";
 import { workflowIdOf, type RunSpec } from "./names.js";
@@ -17,6 +17,7 @@ import { pgRunStore } from "./pg-run-store.js";
 import { narrowPermissions, type RunOptions } from "./run-options.js";
 import { blockingRun, enqueuePiece, nextWaiting, specOfRow, withSession, type RunRow } from "./runs-table.js";
 import { replayableCallIds, stepEffects, toolStarts } from "./step-effects.js";
+import { RunClock } from "./run-clock.js";
 
 /** What the workflow needs of the worker that runs it (one worker per process: DBOS is one per process). */
 export interface WorkerHost {
@@ -51,12 +52,15 @@ export async function runPiece(spec: RunSpec): Promise<PieceOutcome> {
   const h = host;
   if (!h) throw new Error("statecraft/dbos: no worker in this process (createWorker() first)");
   const workflowId = DBOS.workflowID!;
-  const begun = decode<{ wait?: string; history?: Message[] }>(await DBOS.runStep(() => begin(h, spec), { name: "begin" }));
+  const begun = decode<{ wait?: string; history?: Message[]; now: number }>(await DBOS.runStep(() => begin(h, spec), { name: "begin" }));
   if (begun.wait !== undefined) return { status: "waiting", behind: begun.wait };
 
   const lines = new PgLines(h.pool, { sessionId: spec.sessionId, runId: spec.runId, part: spec.part }, (error) => h.logger?.error({ sessionId: spec.sessionId }, `statecraft: ${error.message}`));
   const permissions = narrowPermissions(h.permissions, spec.options.permissions);
-  const store = replayedLoads(pgRunStore(h.pool));
+  const loaded: { run?: StoredRun } = {};
+  const store = replayedLoads(pgRunStore(h.pool), loaded);
+  // The run's time starts at the recorded start of this piece (less the time it was active before, for a resumption).
+  const clock = new RunClock(begun.now);
   const { permissions: _rules, ...limits } = spec.options;
   const options: QueryOptions = {
     ...limits,
@@ -70,9 +74,11 @@ export async function runPiece(spec: RunSpec): Promise<PieceOutcome> {
   };
   const hostRun = (prepared: PreparedRun) => {
     prepared.hosted = {
-      effects: stepEffects({ workflowId, permissions, cwd: h.cwd, starts: toolStarts(h.pool) }),
+      effects: stepEffects({ workflowId, permissions, cwd: h.cwd, starts: toolStarts(h.pool), clock }),
       sinks: { trace: lines.sink("trace"), transcript: lines.sink("transcript"), audit: lines.sink("audit") },
+      time: { machine: clock.machineOptions(), clock: clock.actorClock() },
     };
+    prepared.input.startedAt = begun.now - (loaded.run?.activeMs ?? 0);
     prepared.input.deps.newCallId = replayableCallIds(workflowId);
     prepared.input.runId = spec.runId;
   };
@@ -103,12 +109,13 @@ export async function runPiece(spec: RunSpec): Promise<PieceOutcome> {
 }
 
 /** A run store whose loads are steps: a replayed resumption reads the stored run it read the first time. */
-function replayedLoads(store: RunStore): RunStore {
+function replayedLoads(store: RunStore, loaded: { run?: StoredRun }): RunStore {
   return {
     ...store,
     load: async (sessionId) => {
       const text = await DBOS.runStep(async () => JSON.stringify((await store.load(sessionId)) ?? null), { name: "loadRun" });
-      return (JSON.parse(text) as Awaited<ReturnType<RunStore["load"]>> | null) ?? undefined;
+      loaded.run = (JSON.parse(text) as StoredRun | null) ?? undefined;
+      return loaded.run;
     },
   };
 }
@@ -121,7 +128,7 @@ async function begin(h: WorkerHost, spec: RunSpec): Promise<string> {
       const behind = await blockingRun(client, spec.sessionId, spec.runId, row.enqueued_at);
       if (behind !== undefined) {
         await client.query("UPDATE statecraft.runs SET status = 'waiting' WHERE run_id = $1", [spec.runId]);
-        return encode({ wait: behind });
+        return encode({ wait: behind, now: Date.now() });
       }
     }
     await client.query("UPDATE statecraft.runs SET status = 'running', worker = $2, started_at = COALESCE(started_at, $3), part = $4 WHERE run_id = $1", [
@@ -130,12 +137,12 @@ async function begin(h: WorkerHost, spec: RunSpec): Promise<string> {
       Date.now(),
       spec.part,
     ]);
-    if (spec.part > 0) return encode({});
+    if (spec.part > 0) return encode({ now: Date.now() });
     const previous = await client.query<{ messages: Message[] }>(
       "SELECT messages FROM statecraft.runs WHERE session_id = $1 AND status = 'finished' AND messages IS NOT NULL ORDER BY ended_at DESC LIMIT 1",
       [spec.sessionId],
     );
-    return encode(previous.rows[0] ? { history: previous.rows[0].messages } : {});
+    return encode({ now: Date.now(), ...(previous.rows[0] ? { history: previous.rows[0].messages } : {}) });
   });
 }
 

@@ -9,13 +9,19 @@ import { createPermissionPolicy } from "../permissions/policy.js";
 import type { PermissionOptions } from "../permissions/types.js";
 import type { AnyTool } from "../tools/define-tool.js";
 import { decode, encode } from "./codec.js";
+import type { RunClock } from "./run-clock.js";
 
-/** What a step recorded: its output or error, and what it reported while it ran (replayed in order). */
+/**
+ * What a step recorded: its output or error, what it reported while it ran (replayed in order), the run's time when
+ * it ended, and whether the deadline had cut it short (the engine had left its state: its output was dropped).
+ */
 interface Recorded {
   ok: boolean;
   value?: unknown;
   error?: unknown;
   reports: EngineEvent[];
+  at: number;
+  cut?: boolean;
 }
 
 function inWorkflow(what: string): void {
@@ -28,28 +34,47 @@ function inWorkflow(what: string): void {
  * the reports; a replay gets the record back from the database without running anything, and the reports are
  * played to the engine in the same order. Errors are recorded as values: the engine branches on their codes.
  */
-async function step<T>(name: string, report: Report, run: (report: Report) => Promise<T>, keep: (value: T) => unknown = (v) => v): Promise<T> {
+async function step<T>(
+  name: string,
+  clock: RunClock,
+  signal: AbortSignal,
+  report: Report,
+  run: (report: Report) => Promise<T>,
+  keep: (value: T) => unknown = (v) => v,
+): Promise<T> {
   inWorkflow(name);
   let ranHere = false;
   const text = await DBOS.runStep(
     async () => {
       ranHere = true;
+      clock.live();
       const reports: EngineEvent[] = [];
       const live: Report = (event) => {
+        // What is reported once the engine left the state is dropped by it: not recorded either.
+        if (signal.aborted) return;
         reports.push(event);
         report(event);
       };
+      const end = (fields: Pick<Recorded, "ok" | "value" | "error">) => encode({ ...fields, reports, at: clock.now(), ...(signal.aborted ? { cut: true } : {}) } satisfies Recorded);
       try {
-        const value = await run(live);
-        return encode({ ok: true, value: keep(value), reports } satisfies Recorded);
+        return end({ ok: true, value: keep(await run(live)) });
       } catch (error) {
-        return encode({ ok: false, error: error instanceof Error ? error : new AgentError("ENGINE_FAILED", String(error)), reports } satisfies Recorded);
+        return end({ ok: false, error: error instanceof Error ? error : new AgentError("ENGINE_FAILED", String(error)) });
       }
     },
     { name },
   );
   const recorded = decode<Recorded>(text);
-  if (!ranHere) for (const event of recorded.reports) report(event);
+  if (!ranHere) {
+    for (const event of recorded.reports) report(event);
+    clock.recorded(recorded.at);
+    // The first time, the deadline left the state while this ran: it fires at the same point now, and the engine
+    // leaves the state again (cancelling this, which never answers).
+    if (recorded.cut) {
+      clock.expire();
+      return new Promise<T>(() => {});
+    }
+  }
   if (!recorded.ok) throw recorded.error;
   return recorded.value as T;
 }
@@ -74,12 +99,12 @@ export function toolStarts(pool: pg.Pool): ToolStarts {
  * runs; found started by a replay (its process died mid-call), a `read` tool runs again and a `write`/`exec` tool does
  * not: the model gets `INTERRUPTED`, as in docs/durable.md.
  */
-export function stepEffects(options: { workflowId: string; permissions: PermissionOptions; cwd: string; starts: ToolStarts }): Effects {
-  const { workflowId, starts } = options;
+export function stepEffects(options: { workflowId: string; permissions: PermissionOptions; cwd: string; starts: ToolStarts; clock: RunClock }): Effects {
+  const { workflowId, starts, clock } = options;
   const wrapTool = (tool: AnyTool): AnyTool => ({
     ...tool,
     execute: (input, context) =>
-      step(`tool:${tool.name}`, () => undefined, async () => {
+      step(`tool:${tool.name}`, clock, context.signal, () => undefined, async () => {
         const seenBefore = await starts.mark(workflowId, context.toolCallId);
         if (seenBefore && tool.risk !== "read") {
           // The same error result as a crash-resumed run's (docs/durable.md), not a thrown error: the model reads it.
@@ -97,13 +122,13 @@ export function stepEffects(options: { workflowId: string; permissions: Permissi
     buildContext: (input, signal, report) =>
       // The policy and model are code, not data: the policy is made again from the run's permissions (a DBOS run has
       // no remembered session rules and no hooks that change the model).
-      step("buildContext", report, (live) => defaultEffects.buildContext(input, signal, live), ({ policy, model: _model, ...data }) => ({ ...data, ...(policy ? { policy: true } : {}) })).then(
+      step("buildContext", clock, signal, report, (live) => defaultEffects.buildContext(input, signal, live), ({ policy, model: _model, ...data }) => ({ ...data, ...(policy ? { policy: true } : {}) })).then(
         (built) => ((built as { policy?: unknown }).policy ? { ...built, policy: createPermissionPolicy(options.permissions, [], { cwd: options.cwd }) } : built),
       ),
-    callModel: (input, signal, report) => step("callModel", report, (live) => defaultEffects.callModel(input, signal, live)),
-    askPermission: (input, signal, report) => step("askPermission", report, (live) => defaultEffects.askPermission(input, signal, live)),
+    callModel: (input, signal, report) => step("callModel", clock, signal, report, (live) => defaultEffects.callModel(input, signal, live)),
+    askPermission: (input, signal, report) => step("askPermission", clock, signal, report, (live) => defaultEffects.askPermission(input, signal, live)),
     runTools: (input, signal, report) => defaultEffects.runTools({ ...input, calls: input.calls.map((c) => ({ ...c, tool: wrapTool(c.tool) })) }, signal, report),
-    decideRecovery: (input, signal, report) => step("decideRecovery", report, (live) => defaultEffects.decideRecovery(input, signal, live)),
+    decideRecovery: (input, signal, report) => step("decideRecovery", clock, signal, report, (live) => defaultEffects.decideRecovery(input, signal, live)),
   };
 }
 

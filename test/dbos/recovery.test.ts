@@ -80,6 +80,27 @@ describeWithDatabase("statecraft/dbos: dead workers, suspended runs", () => {
     expect(c.id).toBe("slow-c");
   }, 150_000);
 
+  it("counts only the time the run was active against timeoutMs: a recovered run goes on with the time it had left", async () => {
+    ws = workspace();
+    const a = await start("time-a");
+    // Five model calls of 1.5 s against 6 s: two before the worker dies, three after.
+    const calls: Array<[string]> = [["count"], ["count"], ["count"], ["count"]];
+    const ids = await enqueueRun(plan("clock", calls, { modelMs: 1500, hangModelAt: 2 }), { database: db.url, timeoutMs: 6000 });
+    await until(() => existsSync(join(ws.counters, "clock.model2.hung")), "the third model call to hang");
+    await a.kill();
+    // Dead time is not run time: a minute or a second dead, the run has what it had left (about 3 s).
+    await new Promise((r) => setTimeout(r, 1000));
+    await start("time-b");
+    await recoverRuns({ database: db.url, fromWorker: "time-a" });
+    const events = await collect(db.url, ids);
+    // Started afresh it would have had 6 s for the last three calls (4.5 s) and finished; it had ~3 s: timeout.
+    expect(events.at(-1)).toMatchObject({ type: "turn_end", reason: "timeout" });
+    const turns = ws.log("model.log").map((l) => l.split(" ")).filter((m) => m[3] === "time-b").map((m) => m[1]);
+    expect(turns[0]).toBe("2");
+    expect(turns).not.toContain("4");
+    await replaysIdentical(db.url, ids.sessionId);
+  }, 120_000);
+
   it("a suspended run: the worker stops, the answer comes from another process, a new worker finishes it", async () => {
     ws = workspace();
     const a = await start("ask-a");
