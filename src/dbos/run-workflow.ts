@@ -18,6 +18,7 @@ import { narrowPermissions, type RunOptions } from "./run-options.js";
 import { blockingRun, enqueuePiece, nextWaiting, specOfRow, withSession, type RunRow } from "./runs-table.js";
 import { replayableCallIds, stepEffects, toolStarts } from "./step-effects.js";
 import { RunClock } from "./run-clock.js";
+import { redactLine, secretValues } from "../trace/redact.js";
 
 /** What the workflow needs of the worker that runs it (one worker per process: DBOS is one per process). */
 export interface WorkerHost {
@@ -91,6 +92,7 @@ export async function runPiece(spec: RunSpec): Promise<PieceOutcome> {
     run = resumeRun(spec.sessionId, { ...options, answers: spec.answers ?? {}, ...(spec.answeredBy !== undefined ? { answeredBy: spec.answeredBy } : {}) }, {}, undefined, hostRun);
   }
   const events = lines.sink("events");
+  const secrets = secretValues();
   let result: RunResult;
   try {
     for (;;) {
@@ -99,7 +101,8 @@ export async function runPiece(spec: RunSpec): Promise<PieceOutcome> {
         result = next.value;
         break;
       }
-      events.writeLine(JSON.stringify(next.value satisfies AgentEvent));
+      // Redacted like the trace: the events sit in a database many can read.
+      events.writeLine(redactLine(JSON.stringify(next.value satisfies AgentEvent), secrets));
     }
   } finally {
     await lines.drain();
@@ -154,11 +157,13 @@ async function end(h: WorkerHost, spec: RunSpec, result: RunResult): Promise<str
       return encode({ status: "suspended", pending: result.pending } satisfies PieceOutcome);
     }
     const summary = { reason: result.reason, text: result.text, turns: result.turns, toolCalls: result.toolCalls, usage: result.usage, ...(result.error ? { error: result.error } : {}) };
+    // The conversation a later run of the session goes on from, redacted as the file transcript is.
+    const secrets = secretValues();
     await client.query("UPDATE statecraft.runs SET status = 'finished', ended_at = $2, pending = NULL, result = $3, messages = $4 WHERE run_id = $1", [
       spec.runId,
       Date.now(),
-      JSON.stringify(summary),
-      JSON.stringify(result.messages),
+      redactLine(JSON.stringify(summary), secrets),
+      redactLine(JSON.stringify(result.messages), secrets),
     ]);
     const next = await nextWaiting(client, spec.sessionId);
     if (next) {

@@ -48,6 +48,19 @@ describeWithDatabase("statecraft/dbos: many workers on one database", () => {
     expect(events.at(-1)).toMatchObject({ type: "turn_end", reason: "final_answer" });
   }, 150_000);
 
+  it("redacts the worker's secrets in every line it writes to the database, as in files", async () => {
+    const ids = await enqueueRun(plan("leaky", [["leak"]]), { database: db.url });
+    const events: AgentEvent[] = [];
+    for await (const event of watch({ database: db.url, ...ids })) events.push(event);
+    const result = events.find((e) => e.type === "tool_result") as Extract<AgentEvent, { type: "tool_result" }>;
+    expect(result.result.content).toBe("the key is [REDACTED]");
+    const rows = await sql<{ stream: string; line: string }>(db.url, "SELECT stream, line FROM statecraft.lines WHERE run_id = $1", [ids.runId]);
+    expect(new Set(rows.map((r) => r.stream))).toEqual(new Set(["trace", "transcript", "audit", "events"]));
+    expect(rows.filter((r) => r.line.includes("[REDACTED]")).length).toBeGreaterThan(0);
+    const messages = await sql<{ messages: unknown }>(db.url, "SELECT messages FROM statecraft.runs WHERE run_id = $1", [ids.runId]);
+    for (const text of [...rows.map((r) => r.line), JSON.stringify(messages)]) expect(text).not.toContain("sk-fixture-0123456789abcdef");
+  }, 60_000);
+
   it("runs one session's runs one at a time, in order; wait: false refuses a busy session", async () => {
     const sessionId = "serial-session";
     const ids = [];
