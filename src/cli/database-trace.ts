@@ -13,12 +13,13 @@ export async function withTraceSource<T>(
   env: NodeJS.ProcessEnv,
   file: string | undefined,
   flags: { database?: string },
+  /** The file to read otherwise: the one given, resolved, or the default. */
   fallback: () => string,
   read: (file: string) => Promise<T>,
 ): Promise<T> {
   const database = file === undefined ? (flags.database ?? env.STATECRAFT_DATABASE_URL) : flags.database;
   if (file !== undefined && flags.database !== undefined) throw new UsageError("give a trace file or --database, not both");
-  if (database === undefined) return read(file ?? fallback());
+  if (database === undefined) return read(fallback());
   let lines: string[];
   try {
     const { readLines, closeClients } = await import("../dbos/index.js");
