@@ -12,12 +12,12 @@ export function turnScript(steps: readonly ScriptedStep[], name = "script"): Mod
   scriptedModel(steps); // checks every step now
   return {
     name,
-    stream(request: ModelRequest, options) {
+    async *stream(request: ModelRequest, options) {
       const lastUser = request.messages.map((m) => m.role).lastIndexOf("user");
       const turn = request.messages.slice(lastUser + 1).filter((m) => m.role === "assistant").length;
       const step = steps[turn];
       if (step === undefined) throw new AgentError("MODEL_SCRIPT_EXHAUSTED", `script ${name} has ${steps.length} steps; the run asked for step ${turn + 1}`);
-      return scriptedModel([step], { name }).stream(request, options);
+      yield* scriptedModel([step], { name }).stream(request, options);
     },
   };
 }
