@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { AgentError } from "../errors/agent-error.js";
@@ -40,4 +40,42 @@ export async function withTraceSource<T>(
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * The database's trace lines as a private temporary file that is rewritten (whole, then renamed into place) on
+ * `refresh()`: what `statecraft inspect --database` serves while the workers go on writing.
+ */
+export async function databaseTraceFile(database: string): Promise<{ file: string; refresh(): Promise<void>; remove(): Promise<void> }> {
+  let dbos: typeof import("../dbos/index.js");
+  try {
+    dbos = await import("../dbos/index.js");
+  } catch (error) {
+    throw new UsageError(`statecraft/dbos needs @dbos-inc/dbos-sdk and pg: npm install @dbos-inc/dbos-sdk@5 pg (${(error as Error).message})`);
+  }
+  const dir = mkdtempSync(join(tmpdir(), "statecraft-db-trace-"));
+  const file = join(dir, "trace.jsonl");
+  let n = 0;
+  const refresh = async () => {
+    const lines = await dbos.readLines({ database, stream: "trace" });
+    const next = join(dir, `.next-${n++}`);
+    writeFileSync(next, lines.length > 0 ? `${lines.join("\n")}\n` : "", { mode: 0o600 });
+    renameSync(next, file);
+  };
+  try {
+    await refresh();
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true });
+    await dbos.closeClients();
+    if (error instanceof AgentError) throw new UsageError(error.message);
+    throw error;
+  }
+  return {
+    file,
+    refresh,
+    async remove() {
+      rmSync(dir, { recursive: true, force: true });
+      await dbos.closeClients();
+    },
+  };
 }

@@ -64,6 +64,18 @@ describeWithDatabase("statecraft worker | enqueue | answer | watch | runs --data
     const replayed = await statecraft("trace", "replay", "--session", queued.sessionId);
     expect(replayed.stdout).toMatch(/^identical: session/);
 
+    // The inspector serves the database's trace (a copy, refreshed while it serves), and stops on SIGTERM.
+    const inspector = spawn(process.execPath, [cli, "inspect", "--database", db.url, "--port", "0"], { stdio: ["ignore", "pipe", "pipe"] });
+    let inspectorOut = "";
+    inspector.stdout!.on("data", (d: Buffer) => (inspectorOut += d.toString()));
+    const inspectorExit = new Promise((resolve) => inspector.once("exit", resolve));
+    await until(() => /inspector: http/.test(inspectorOut), "the inspector's address");
+    const served = await (await fetch(new URL("/trace", /inspector: (\S+)/.exec(inspectorOut)![1]))).text();
+    expect(served).toContain(`"sessionId":"${queued.sessionId}"`);
+    expect(served.trim().split("\n").map((l) => JSON.parse(l).kind)).toContain("resumed");
+    inspector.kill("SIGTERM");
+    expect(await inspectorExit).toBe(0);
+
     // A bad database is said plainly (exit 2), not a crash.
     const bad = await statecraft("enqueue", "x", "--database", "mysql://nope").catch((e: { code: number; stderr: string }) => e);
     expect((bad as { code: number }).code).toBe(2);
