@@ -1,4 +1,5 @@
 import type pg from "pg";
+import { AgentError } from "../errors/agent-error.js";
 import { checkDatabaseUrl, databaseError, DBOS_SCHEMA, openPool } from "./database.js";
 import { APP_NAME, APP_VERSION } from "./names.js";
 
@@ -27,7 +28,7 @@ export async function handBack(pool: pg.Pool, workerId: string): Promise<string[
  */
 export async function recoverRuns(options: { database: string; fromWorker: string }): Promise<string[]> {
   const database = checkDatabaseUrl(options?.database, "recoverRuns");
-  if (typeof options.fromWorker !== "string" || options.fromWorker === "") throw databaseError(new Error("recoverRuns: fromWorker must be the worker's id (worker.id)"), database);
+  if (typeof options.fromWorker !== "string" || options.fromWorker === "") throw new AgentError("INVALID_OPTIONS", "recoverRuns: fromWorker must be the dead worker's id (its worker.id, or statecraft worker --id)");
   const pool = openPool(database, 1);
   try {
     return await handBack(pool, options.fromWorker);

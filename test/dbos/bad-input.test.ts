@@ -20,6 +20,7 @@ it("refuses a database option that is not a PostgreSQL URL, naming what to give"
   expect(() => createWorker({ database: "", model })).toThrow(/database must be a PostgreSQL URL/);
   await expect(enqueueRun("x", { database: "not a url" })).rejects.toThrow(/is not a URL; give postgres:\/\//);
   await expect(enqueueRun("x", { database: "postgres://u:secret@127.0.0.1:1/db", onAsk: () => "allow" } as never)).rejects.toThrow(/options.onAsk can't be queued/);
+  await expect(recoverRuns({ database: "postgres://127.0.0.1:1/db", fromWorker: "" })).rejects.toThrow(/fromWorker must be the dead worker's id/);
   await expect(answer({ database: "postgres://127.0.0.1:1/db", sessionId: "s", runId: "r", answers: { c: "maybe" as never } })).rejects.toThrow(/must be "allow", "deny" or "allow_always"/);
 });
 
