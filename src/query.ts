@@ -200,7 +200,10 @@ async function* runEngine(
   if (inspector) push({ type: "inspector", url: inspector.url });
   const machine = hosted ? engineMachine.provide({ ...(hosted.time?.machine ?? {}), actors: { effects: effectsActor(hosted.effects) } }) : engineMachine;
   const actor = createActor(machine, {
-    ...(hosted?.time ? { clock: hosted.time.clock } : {}), input, inspect: observeEngine([...writers, ...(inspected ? [inspected.observer] : []), bridge]) });
+    input,
+    inspect: observeEngine([...writers, ...(inspected ? [inspected.observer] : []), bridge]),
+    ...(hosted?.time ? { clock: hosted.time.clock } : {}),
+  });
   lifecycle.started?.(actor);
   let finished = false;
   let crash: unknown;
