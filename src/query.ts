@@ -38,6 +38,8 @@ import { isHttpUrl, type RunStore, type StoredRun, type StoredSettings } from ".
 import { storedRunOf } from "./durable/stored-run.js";
 import { runCheckpointer } from "./durable/run-checkpoint.js";
 import { transcriptWriter } from "./record/transcript-writer.js";
+import type { LineSink } from "./record/jsonl-writer.js";
+import { effectsActor, type Effects } from "./actors/effects.js";
 
 /**
  * The most events the bridge holds for a caller slower than the engine (an instant model, a consumer that awaits
@@ -62,6 +64,20 @@ export interface PreparedRun {
   settings: StoredSettings;
   /** A resumed run (resume.ts): where its trace goes on, the `resumed` line, and the run store it came from. */
   resumed?: { seq: number; fields: Record<string, unknown>; store: RunStore; release: () => Promise<void>; recovered: boolean };
+  /** A run hosted by another engine (statecraft/dbos): its effects, and where its lines go. */
+  hosted?: HostedRun;
+}
+
+/**
+ * What a host (statecraft/dbos) changes in a run: the effects (each a durable step there), and the trace, transcript
+ * and audit lines written to its sinks instead of files. A hosted run keeps no checkpoints of its own: the host's
+ * journal is what recovers it.
+ */
+export interface HostedRun {
+  effects: Effects;
+  sinks: { trace: LineSink; transcript: LineSink; audit: LineSink };
+  /** The host's time for the machine (its deadline and `timedOut` guard) and the clock its timers go through. */
+  time?: { machine: Omit<Parameters<typeof engineMachine.provide>[0], "actors">; clock: NonNullable<Parameters<typeof createActor>[1]>["clock"] };
 }
 
 /** How a run sits in a tree of runs (subagents) or a session (queues); not options a caller sets. */
@@ -130,7 +146,9 @@ async function* runEngine(
   // A durable run keeps a checkpoint in the run store as it goes (a subagent is part of its parent's step), holding
   // the run's lock meanwhile: a resume() of it while it runs is refused. A resumed run is durable.
   const store = prepared.resumed?.store ?? options.runStore ?? fileRunStore(input.cwd);
-  const durable = prepared.resumed !== undefined || (options.durable !== false && input.loop.depth === 0);
+  // A hosted run (statecraft/dbos) keeps no checkpoints of its own: its host journals each step.
+  const hosted = prepared.hosted;
+  const durable = !hosted && (prepared.resumed !== undefined || (options.durable !== false && input.loop.depth === 0));
   let release = prepared.resumed?.release;
   let locked = !store.lock || release !== undefined;
   if (durable && !locked) {
@@ -202,11 +220,12 @@ async function* runEngine(
     // A failed request's message may quote what was sent (a key, a URL with credentials): redacted like the trace.
     emitted: (event) => push(event.type === "retry" ? { ...event, error: { ...event.error, message: redactText(event.error.message, secrets) } } : event),
   };
-  const trace = prepared.traceFile
+  const trace = prepared.traceFile || hosted
     ? traceWriter({
-            file: prepared.traceFile,
+            ...(hosted ? { out: hosted.sinks.trace } : {}),
+            file: prepared.traceFile || "",
             // A trace in the workspace's own .agent/ is written like the engine's other files there: never through a link.
-            ...(isInside(agentFolder(input.cwd), resolve(input.cwd, prepared.traceFile)) ? { inside: agentFolder(input.cwd) } : {}),
+            ...(prepared.traceFile && isInside(agentFolder(input.cwd), resolve(input.cwd, prepared.traceFile)) ? { inside: agentFolder(input.cwd) } : {}),
             sessionId: input.sessionId,
             runOptions: prepared.runOptions,
             secrets,
@@ -218,8 +237,8 @@ async function* runEngine(
     : undefined;
   const writers = [
     ...(trace ? [trace] : []),
-    transcriptWriter({ cwd: input.cwd, sessionId: input.sessionId, secrets, onError: reportWriteFailure, ...(prepared.resumed?.recovered ? { reset: true } : {}) }),
-    auditWriter({ file: join(agentFolder(input.cwd), "audit.jsonl"), inside: agentFolder(input.cwd), secrets, onError: reportWriteFailure }),
+    transcriptWriter({ cwd: input.cwd, sessionId: input.sessionId, secrets, onError: reportWriteFailure, ...(prepared.resumed?.recovered ? { reset: true } : {}), ...(hosted ? { out: hosted.sinks.transcript } : {}) }),
+    auditWriter({ file: join(agentFolder(input.cwd), "audit.jsonl"), inside: agentFolder(input.cwd), secrets, onError: reportWriteFailure, ...(hosted ? { out: hosted.sinks.audit } : {}) }),
   ];
 
   const riskOf = (name: string) => input.deps.tools.get(name)?.risk;
@@ -227,7 +246,12 @@ async function* runEngine(
   writers.push(...checkpoints);
 
   if (inspector) push({ type: "inspector", url: inspector.url });
-  const actor = createActor(engineMachine, { input, inspect: observeEngine([...writers, ...(inspected ? [inspected.observer] : []), bridge]) });
+  const machine = hosted ? engineMachine.provide({ ...(hosted.time?.machine ?? {}), actors: { effects: effectsActor(hosted.effects) } }) : engineMachine;
+  const actor = createActor(machine, {
+    input,
+    inspect: observeEngine([...writers, ...(inspected ? [inspected.observer] : []), bridge]),
+    ...(hosted?.time ? { clock: hosted.time.clock } : {}),
+  });
   lifecycle.started?.(actor);
   let finished = false;
   let crash: unknown;

@@ -4,7 +4,7 @@ import type { AgentEvent, RunResult } from "./events.js";
 import type { QueryOptions } from "./options.js";
 import { createPermissionPolicy } from "./permissions/policy.js";
 import type { PermissionAnswer, PermissionOptions } from "./permissions/types.js";
-import { prepare, startRun, type QueryRun, type RunLifecycle } from "./query.js";
+import { prepare, startRun, type PreparedRun, type QueryRun, type RunLifecycle } from "./query.js";
 import type { Inbox } from "./machine/context.js";
 import { fileRunStore } from "./durable/file-run-store.js";
 import type { RunStore, StoredRun } from "./durable/run-store.js";
@@ -34,9 +34,9 @@ export function resume(sessionId: string, options: ResumeOptions): QueryRun {
 }
 
 /** resume() as a session uses it: tied to the session's lifecycle, with messages it queued meanwhile. */
-export function resumeRun(sessionId: string, options: ResumeOptions, lifecycle: RunLifecycle = {}, queued?: () => Inbox): QueryRun {
+export function resumeRun(sessionId: string, options: ResumeOptions, lifecycle: RunLifecycle = {}, queued?: () => Inbox, host?: (prepared: PreparedRun) => void): QueryRun {
   const control: { inner?: QueryRun; aborted: boolean } = { aborted: false };
-  const generator = run(sessionId, options, control, lifecycle, queued) as QueryRun;
+  const generator = run(sessionId, options, control, lifecycle, queued, host) as QueryRun;
   Object.defineProperty(generator, "sessionId", { value: sessionId, enumerable: true });
   generator.abort = () => {
     control.aborted = true;
@@ -51,6 +51,7 @@ async function* run(
   control: { inner?: QueryRun; aborted: boolean },
   lifecycle: RunLifecycle,
   queued: (() => Inbox) | undefined,
+  host?: (prepared: PreparedRun) => void,
 ): AsyncGenerator<AgentEvent, RunResult, undefined> {
   const fail = (message: string) => new AgentError("INVALID_OPTIONS", message);
   if (typeof sessionId !== "string") throw fail("resume(sessionId, options): sessionId must be a string");
@@ -116,6 +117,7 @@ async function* run(
       const inbox = prepared.input.inbox!;
       prepared.input.inbox = { steering: [...inbox.steering, ...more.steering], followUp: [...inbox.followUp, ...more.followUp] };
     }
+    host?.(prepared);
     const inner = startRun(prepared, queryOptions, lifecycle);
     control.inner = inner;
     handedOver = true;

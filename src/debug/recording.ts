@@ -32,7 +32,7 @@ export interface RecordedOptions {
   maxDelegationDepth?: number;
   /** Names of the hooks the run had (hooks are code: the trace holds what they did, not what they are). */
   hooks: string[];
-  permissions: { mode: string; allow: string[]; ask: string[]; deny: string[]; onAsk: boolean };
+  permissions: { mode: string; allow: string[]; ask: string[]; deny: string[]; onAsk: boolean; whenUnanswered?: "deny" | "suspend" };
   tools: RecordedTool[];
 }
 
@@ -375,6 +375,7 @@ function readOptions(value: unknown): RecordedOptions | string {
       ask: strings(p.ask),
       deny: strings(p.deny),
       onAsk: p.onAsk === true,
+      ...(p.whenUnanswered === "suspend" || p.whenUnanswered === "deny" ? { whenUnanswered: p.whenUnanswered } : {}),
     },
     tools,
   };

@@ -121,7 +121,8 @@ class RunReplay {
         allow: o.permissions.allow,
         ask: o.permissions.ask,
         deny: o.permissions.deny,
-        ...(o.permissions.onAsk ? { onAsk: (request: PermissionRequest) => this.answer(request) } : {}),
+        // A question that suspended (whenUnanswered: "suspend", no onAsk) was answered later: by the recorded decision.
+        ...(o.permissions.onAsk || o.permissions.whenUnanswered === "suspend" ? { onAsk: (request: PermissionRequest) => this.answer(request) } : {}),
       },
       ...(o.contextWindow !== undefined ? { contextWindow: o.contextWindow } : {}),
       // Compaction (by the window, or after an overflow) summarises with the recorded summary; it never calls the model.

@@ -68,6 +68,8 @@ export interface EngineDeps {
    * signal aborts, so a run never holds more undelivered events than the bound plus one step's.
    */
   pace?: (signal: AbortSignal) => Promise<void> | undefined;
+  /** Makes the engine's own tool-call ids (default random): a replayed DBOS workflow must make the same ones. */
+  newCallId?: () => string;
 }
 
 /** Messages waiting to enter the conversation. */

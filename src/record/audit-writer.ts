@@ -1,7 +1,7 @@
 import type { CallRecord } from "../machine/context.js";
 import type { EngineObserver } from "../machine/observe.js";
 import { isoTime } from "./iso-time.js";
-import { JsonlWriter } from "./jsonl-writer.js";
+import { JsonlWriter, type LineSink } from "./jsonl-writer.js";
 import { mayHoldSecret, redactLine, redactOwnPart } from "./redact.js";
 
 /** One line of `.agent/audit.jsonl`: every tool call, run or not, success or failure (the seed's appendToolAudit). */
@@ -25,8 +25,10 @@ export function auditWriter(options: {
   onError: (error: Error) => void;
   /** A folder the file must really be inside (the workspace's `.agent/` for the engine's own files). */
   inside?: string;
+  /** Where the lines go instead of `file`. */
+  out?: LineSink;
 }): EngineObserver & { close(): void } {
-  const out = new JsonlWriter(options.file, options.onError, options.inside === undefined ? {} : { inside: options.inside });
+  const out = options.out ?? new JsonlWriter(options.file, options.onError, options.inside === undefined ? {} : { inside: options.inside });
   const audited = new WeakSet<CallRecord>();
   // A line is written as `{"time":…,"sessionId":…,` and the rest of its fields, which are serialised per line and are
   // all that is scanned for secrets when the run's session id holds nothing the patterns look for.

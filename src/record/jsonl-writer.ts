@@ -100,7 +100,14 @@ function installExitHook(): void {
  * same file in one process share its descriptor and buffer. A write failure is reported once through `onError` and
  * never thrown into the run; later lines are dropped and the failure says so.
  */
-export class JsonlWriter {
+/** Where a writer's lines go: a file (JsonlWriter), or anything else that takes lines in order (a database table). */
+export interface LineSink {
+  writeLine(line: string): void;
+  flush(): void;
+  close(): void;
+}
+
+export class JsonlWriter implements LineSink {
   private readonly target: AppendTarget;
   private reported = false;
   private closed = false;

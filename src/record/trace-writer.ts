@@ -1,6 +1,6 @@
 import type { EngineObserver } from "../machine/observe.js";
 import { TRACE_VERSION } from "./format.js";
-import { JsonlWriter } from "./jsonl-writer.js";
+import { JsonlWriter, type LineSink } from "./jsonl-writer.js";
 import { TraceDetails } from "./details.js";
 import { isoTime } from "./iso-time.js";
 import { mayHoldSecret, redactLine, redactOwnPart } from "./redact.js";
@@ -21,6 +21,8 @@ export interface TraceWriterOptions {
    * fields instead of the build_context it passes through on its way back to ask_permission.
    */
   resumed?: { seq: number; fields: Record<string, unknown> };
+  /** Where the lines go instead of `file` (statecraft/dbos writes them to PostgreSQL). */
+  out?: LineSink;
 }
 
 /**
@@ -31,7 +33,7 @@ export interface TraceWriterOptions {
  * serialising the whole object without building it.
  */
 export function traceWriter(options: TraceWriterOptions): EngineObserver & { close(): void; nextSeq(): number; flush(): void } {
-  const out = new JsonlWriter(options.file, options.onError, options.inside === undefined ? {} : { inside: options.inside });
+  const out = options.out ?? new JsonlWriter(options.file, options.onError, options.inside === undefined ? {} : { inside: options.inside });
   const details = new TraceDetails(options.runOptions);
   const { secrets, forkedAt } = options;
   const head = `{"v":${JSON.stringify(TRACE_VERSION)},"sessionId":${JSON.stringify(options.sessionId)},"seq":`;

@@ -1,7 +1,7 @@
 import type { EngineObserver } from "../machine/observe.js";
 import { agentFolder } from "./agent-folder.js";
 import { isoTime } from "./iso-time.js";
-import { JsonlWriter } from "./jsonl-writer.js";
+import { JsonlWriter, type LineSink } from "./jsonl-writer.js";
 import { mayHoldSecret, redactLine, redactOwnPart } from "./redact.js";
 import { lineSigner, sessionKey, type LineSigner } from "./session-key.js";
 import type { Message } from "../models/messages.js";
@@ -22,8 +22,10 @@ export function transcriptLines(options: {
   sessionId: string;
   secrets: readonly string[];
   onError: (error: Error) => void;
+  /** Where the lines go instead of the session's file. */
+  out?: LineSink;
 }): { write(entry: TranscriptEntry): void; message(time: string, message: Message): void; flush(): void; close(): void } {
-  const out = new JsonlWriter(transcriptPath(options.cwd, options.sessionId), options.onError, { inside: agentFolder(options.cwd) });
+  const out = options.out ?? new JsonlWriter(transcriptPath(options.cwd, options.sessionId), options.onError, { inside: agentFolder(options.cwd) });
   let signer: LineSigner | undefined | false;
   const sign = (line: string) => {
     if (signer === undefined) {
@@ -66,6 +68,7 @@ export function transcriptWriter(options: {
    * so the conversation the run goes on from is recorded whole first.
    */
   reset?: boolean;
+  out?: LineSink;
 }): EngineObserver & { close(): void } {
   const out = transcriptLines(options);
   const write = out.write;

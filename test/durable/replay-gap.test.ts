@@ -18,6 +18,16 @@ const note = defineTool({
 });
 
 describe("the trace of a suspended-then-resumed session", () => {
+  it("replays identical when the question suspended because nobody could be asked (whenUnanswered)", async () => {
+    const first = scriptedModel([{ text: "Writing.", toolCalls: [{ name: "write_note", input: { note: "b" } }] }]);
+    const { result } = await collect(query("note b", { model: first, tools: [note], cwd, permissions: { whenUnanswered: "suspend" } }));
+    if (result.status !== "suspended") throw new Error("not suspended");
+    await collect(resume(result.sessionId, { model: scriptedModel([{ text: "Done." }]), tools: [note], cwd, answers: { [result.pending[0].callId]: "allow" } }));
+    const replayed = await replay(await loadSession(join(cwd, ".agent", "trace.jsonl"), result.sessionId));
+    expect(replayed.divergence).toBeUndefined();
+    expect(replayed.identical).toBe(true);
+  });
+
   it("replays identical", async () => {
     const first = scriptedModel([{ text: "Writing.", toolCalls: [{ name: "write_note", input: { note: "a" } }] }]);
     const { result } = await collect(query("note a", { model: first, tools: [note], cwd, permissions: { onAsk: () => "suspend" } }));

@@ -7,9 +7,23 @@ import { resumeCommand } from "./resume.js";
 import { runsCommand } from "./runs.js";
 import { traceCommand } from "./trace.js";
 import { trustCommand } from "./trust.js";
+import { answerCommand, enqueueCommand, watchCommand, workerCommand } from "./scale-out.js";
 
 /**
  * The subcommands of `statecraft`, in the order `--help` lists them. A new command is a file in this folder that
  * exports a `CliCommand`, added here
  */
-export const COMMANDS: readonly CliCommand[] = [runCommand, runsCommand, resumeCommand, chatCommand, demoCommand, traceCommand, inspectCommand, trustCommand];
+export const COMMANDS: readonly CliCommand[] = [
+  runCommand,
+  runsCommand,
+  resumeCommand,
+  chatCommand,
+  demoCommand,
+  traceCommand,
+  inspectCommand,
+  trustCommand,
+  workerCommand,
+  enqueueCommand,
+  answerCommand,
+  watchCommand,
+];

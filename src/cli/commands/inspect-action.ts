@@ -4,11 +4,23 @@ import { resolve } from "node:path";
 import { startInspector } from "../../inspect/server.js";
 import type { CliContext } from "../context.js";
 import { UsageError } from "../usage-error.js";
+import { databaseTraceFile } from "../database-trace.js";
 
 /** Serves the inspector until SIGINT or SIGTERM, then closes it and exits 0. */
-export async function inspectAction(traceFile: string | undefined, flags: { port?: number; maxBytes?: number; allowOrigin?: string[]; open?: boolean }, context: CliContext): Promise<number> {
+export async function inspectAction(
+  traceFile: string | undefined,
+  flags: { port?: number; maxBytes?: number; allowOrigin?: string[]; open?: boolean; database?: string },
+  context: CliContext,
+): Promise<number> {
   const { io } = context;
   let file: string | undefined;
+  if (traceFile !== undefined && flags.database !== undefined) throw new UsageError("give a trace file or --database, not both");
+  // The workers' trace lines in PostgreSQL (statecraft/dbos): a private copy, refreshed every 2 s while it serves.
+  const database = traceFile === undefined ? (flags.database ?? io.env.STATECRAFT_DATABASE_URL) : undefined;
+  const fromDatabase = database !== undefined ? await databaseTraceFile(database) : undefined;
+  const refreshing = fromDatabase ? setInterval(() => void fromDatabase.refresh().catch((e: Error) => io.stderr.write(`statecraft: the trace could not be read from the database: ${e.message}\n`)), 2000) : undefined;
+  refreshing?.unref();
+  if (fromDatabase) file = fromDatabase.file;
   if (traceFile !== undefined) {
     file = resolve(traceFile);
     if (!existsSync(file) || !statSync(file).isFile()) {
@@ -35,6 +47,8 @@ export async function inspectAction(traceFile: string | undefined, flags: { port
     process.on("SIGTERM", stop);
   });
   await inspector.close();
+  if (refreshing) clearInterval(refreshing);
+  await fromDatabase?.remove();
   return 0;
 }
 

@@ -18,6 +18,7 @@ export const inspectCommand: CliCommand = {
       .option("--max-bytes <size>", "most memory of records kept for pages that connect later, e.g. 512KB, 64MB (default), 1GB", parseByteSize)
       .option("--allow-origin <url>", "let browser apps of this origin send inspection events, e.g. http://localhost:5173 (repeatable)", collectOrigin, [] as string[])
       .option("--open", "open the page in the default browser")
+      .option("--database <url>", "show the trace lines statecraft/dbos workers wrote to this PostgreSQL, refreshed every 2 s (default when no file: STATECRAFT_DATABASE_URL)")
       .addHelpText(
         "after",
         [
@@ -27,7 +28,7 @@ export const inspectCommand: CliCommand = {
           "A browser app (a Vite dev server on http://localhost:5173) needs --allow-origin http://localhost:5173.",
         ].join("\n"),
       )
-      .action(async (traceFile: string | undefined, flags: { port?: number; maxBytes?: number; allowOrigin?: string[]; open?: boolean }) => {
+      .action(async (traceFile: string | undefined, flags: { port?: number; maxBytes?: number; allowOrigin?: string[]; open?: boolean; database?: string }) => {
         const { inspectAction } = await import("./inspect-action.js");
         context.exitCode = await inspectAction(traceFile, flags, context);
       });

@@ -11,6 +11,7 @@ import { createTerminalPrompter, type PermissionPrompter } from "../prompt.js";
 import { HumanRenderer, JsonRenderer, type Renderer } from "../render.js";
 import { parsePositiveInteger, parsePositiveSeconds, type RunFlags } from "../run-flags.js";
 import { UsageError } from "../usage-error.js";
+import { withTraceSource } from "../database-trace.js";
 import { AgentError } from "../../errors/agent-error.js";
 import type { AgentEvent } from "../../events.js";
 import { PERMISSION_MODES, type PermissionMode, type PermissionOptions } from "../../permissions/types.js";
@@ -104,9 +105,10 @@ export function registerTraceCommands(program: Command, context: TraceCommandCon
     .description("one line per session: id, start, stop reason, turns, tool calls, tokens, duration, the request")
     .argument("[file]", `trace file (default ${DEFAULT_TRACE_FILE})`)
     .option("--json", "one JSON object per session and line")
+    .option("--database <url>", "read the trace lines statecraft/dbos workers wrote to this PostgreSQL (default when no file: STATECRAFT_DATABASE_URL)")
     .action(
-      action(async (streams, file: string | undefined, flags: { json?: boolean }) => {
-        const summaries = await summarizeSessions(traceFile(streams, file), { onWarning: warner(streams) });
+      action(async (streams, file: string | undefined, flags: { json?: boolean; database?: string }) => {
+        const summaries = await withTraceSource(streams.env, file, flags, () => traceFile(streams, file), (path) => summarizeSessions(path, { onWarning: warner(streams) }));
         if (flags.json) {
           for (const s of summaries) streams.stdout.write(`${JSON.stringify(s)}\n`);
           return 0;
@@ -127,9 +129,10 @@ export function registerTraceCommands(program: Command, context: TraceCommandCon
     .option("--session <id>", "the session (its id, or the start of it); default the last one")
     .addOption(new Option("--last", "the session that started last (the default)").conflicts("session"))
     .option("--json", "the timeline as one JSON object")
+    .option("--database <url>", "read the trace lines statecraft/dbos workers wrote to this PostgreSQL (default when no file: STATECRAFT_DATABASE_URL)")
     .action(
-      action(async (streams, file: string | undefined, flags: { session?: string; last?: boolean; json?: boolean }) => {
-        const session = await pickSession(streams, traceFile(streams, file), flags.session);
+      action(async (streams, file: string | undefined, flags: { session?: string; last?: boolean; json?: boolean; database?: string }) => {
+        const session = await withTraceSource(streams.env, file, flags, () => traceFile(streams, file), (path) => pickSession(streams, path, flags.session));
         const timeline = buildTimeline(session);
         streams.stdout.write(flags.json ? `${JSON.stringify(timeline)}\n` : `${formatTimeline(timeline)}\n`);
         return 0;
@@ -142,6 +145,7 @@ export function registerTraceCommands(program: Command, context: TraceCommandCon
     .argument("[file]", `trace file (default ${DEFAULT_TRACE_FILE})`)
     .option("--session <id>", "the session (its id, or the start of it); default the last one")
     .option("--json", "the result as one JSON object")
+    .option("--database <url>", "read the trace lines statecraft/dbos workers wrote to this PostgreSQL (default when no file: STATECRAFT_DATABASE_URL)")
     .addHelpText(
       "after",
       [
@@ -151,8 +155,8 @@ export function registerTraceCommands(program: Command, context: TraceCommandCon
       ].join("\n"),
     )
     .action(
-      action(async (streams, file: string | undefined, flags: { session?: string; json?: boolean }) => {
-        const session = await pickSession(streams, traceFile(streams, file), flags.session);
+      action(async (streams, file: string | undefined, flags: { session?: string; json?: boolean; database?: string }) => {
+        const session = await withTraceSource(streams.env, file, flags, () => traceFile(streams, file), (path) => pickSession(streams, path, flags.session));
         const result = await replay(session);
         if (flags.json) {
           const { replayed: _replayed, ...rest } = result;
@@ -215,10 +219,11 @@ export function registerTraceCommands(program: Command, context: TraceCommandCon
     .argument("[file]", `trace file (default ${DEFAULT_TRACE_FILE})`)
     .requiredOption("--session <id>", "the session (its id, or the start of it)")
     .option("--run <n>", "only this run of the session (default all, in order)", parsePositiveInteger("--run"))
+    .option("--database <url>", "read the trace lines statecraft/dbos workers wrote to this PostgreSQL (default when no file: STATECRAFT_DATABASE_URL)")
     .addHelpText("after", ["", 'Example: statecraft trace script --session 3f2a9c1e > case.json && statecraft run --model script:case.json "<same request>"'].join("\n"))
     .action(
-      action(async (streams, file: string | undefined, flags: { session: string; run?: number }) => {
-        const session = await pickSession(streams, traceFile(streams, file), flags.session);
+      action(async (streams, file: string | undefined, flags: { session: string; run?: number; database?: string }) => {
+        const session = await withTraceSource(streams.env, file, flags, () => traceFile(streams, file), (path) => pickSession(streams, path, flags.session));
         const script = scriptOf(session, flags.run !== undefined ? { run: flags.run } : {});
         streams.stdout.write(`${JSON.stringify(script, null, 2)}\n`);
         for (const note of script.notes ?? []) streams.stderr.write(`statecraft: note: ${note}\n`);

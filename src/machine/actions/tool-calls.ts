@@ -14,7 +14,8 @@ function newToolCallId(): string {
 export function parseToolCalls(context: EngineContext): Partial<EngineContext> {
   const response = context.call.response!;
   const truncated = response.finishReason === "length";
-  const batch: CallRecord[] = response.toolCalls.map((raw) => parseOne(raw, context.run.sessionId, truncated));
+  const newId = context.deps.newCallId ?? newToolCallId;
+  const batch: CallRecord[] = response.toolCalls.map((raw) => parseOne(raw, context.run.sessionId, truncated, newId));
   const toolCalls: AssistantToolCall[] = batch.map(({ call, raw }) => ({
     id: call.id,
     name: call.name,
@@ -35,8 +36,8 @@ export function parseToolCalls(context: EngineContext): Partial<EngineContext> {
   return { batch, batchState: { ...context.batchState, open: true, hitToolLimit: false } };
 }
 
-function parseOne(raw: RawToolCall, sessionId: string, truncated: boolean): CallRecord {
-  const id = newToolCallId();
+function parseOne(raw: RawToolCall, sessionId: string, truncated: boolean, newId: () => string): CallRecord {
+  const id = newId();
   let input: unknown;
   let error: AgentError | undefined;
   if (typeof raw.arguments === "string") {

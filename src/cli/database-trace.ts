@@ -1,0 +1,81 @@
+import { mkdtempSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { AgentError } from "../errors/agent-error.js";
+import { UsageError } from "./usage-error.js";
+
+/**
+ * Where `trace list|show|replay|script` read: the file given; else, with `--database` (or STATECRAFT_DATABASE_URL), the
+ * trace lines statecraft/dbos workers wrote to PostgreSQL, copied to a private temporary file the command reads as
+ * any trace file (removed after it); else the default file.
+ */
+export async function withTraceSource<T>(
+  env: NodeJS.ProcessEnv,
+  file: string | undefined,
+  flags: { database?: string },
+  /** The file to read otherwise: the one given, resolved, or the default. */
+  fallback: () => string,
+  read: (file: string) => Promise<T>,
+): Promise<T> {
+  const database = file === undefined ? (flags.database ?? env.STATECRAFT_DATABASE_URL) : flags.database;
+  if (file !== undefined && flags.database !== undefined) throw new UsageError("give a trace file or --database, not both");
+  if (database === undefined) return read(fallback());
+  let lines: string[];
+  try {
+    const { readLines, closeClients } = await import("../dbos/index.js");
+    try {
+      lines = await readLines({ database, stream: "trace" });
+    } finally {
+      await closeClients();
+    }
+  } catch (error) {
+    if (error instanceof AgentError) throw new UsageError(error.message);
+    throw error;
+  }
+  const dir = mkdtempSync(join(tmpdir(), "statecraft-db-trace-"));
+  try {
+    const copy = join(dir, "trace.jsonl");
+    writeFileSync(copy, lines.length > 0 ? `${lines.join("\n")}\n` : "", { mode: 0o600 });
+    return await read(copy);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The database's trace lines as a private temporary file that is rewritten (whole, then renamed into place) on
+ * `refresh()`: what `statecraft inspect --database` serves while the workers go on writing.
+ */
+export async function databaseTraceFile(database: string): Promise<{ file: string; refresh(): Promise<void>; remove(): Promise<void> }> {
+  let dbos: typeof import("../dbos/index.js");
+  try {
+    dbos = await import("../dbos/index.js");
+  } catch (error) {
+    throw new UsageError(`statecraft/dbos needs @dbos-inc/dbos-sdk and pg: npm install @dbos-inc/dbos-sdk@5 pg (${(error as Error).message})`);
+  }
+  const dir = mkdtempSync(join(tmpdir(), "statecraft-db-trace-"));
+  const file = join(dir, "trace.jsonl");
+  let n = 0;
+  const refresh = async () => {
+    const lines = await dbos.readLines({ database, stream: "trace" });
+    const next = join(dir, `.next-${n++}`);
+    writeFileSync(next, lines.length > 0 ? `${lines.join("\n")}\n` : "", { mode: 0o600 });
+    renameSync(next, file);
+  };
+  try {
+    await refresh();
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true });
+    await dbos.closeClients();
+    if (error instanceof AgentError) throw new UsageError(error.message);
+    throw error;
+  }
+  return {
+    file,
+    refresh,
+    async remove() {
+      rmSync(dir, { recursive: true, force: true });
+      await dbos.closeClients();
+    },
+  };
+}

@@ -1,0 +1,77 @@
+import { AgentError } from "../errors/agent-error.js";
+import type { TraceLine } from "../record/format.js";
+import type { TraceSession } from "../debug/session.js";
+import { connect } from "./clients.js";
+import { databaseError } from "./database.js";
+import type { RunStatus } from "./names.js";
+import type { RunRow } from "./runs-table.js";
+import type { LineStream } from "./pg-lines.js";
+
+export interface ListedRun {
+  sessionId: string;
+  runId: string;
+  status: RunStatus;
+  input: string;
+  worker?: string;
+  enqueuedAt: string;
+  startedAt?: string;
+  endedAt?: string;
+  pending?: Array<{ callId: string; name: string; input: unknown; reason: string }>;
+  reason?: string;
+}
+
+const iso = (ms: string | null) => (ms === null ? undefined : new Date(Number(ms)).toISOString());
+
+/** The runs of a database, oldest first: queued, running, suspended, waiting and finished. */
+export async function listRuns(options: { database: string; status?: RunStatus[] }): Promise<ListedRun[]> {
+  const conn = await connect(options.database, "listRuns");
+  try {
+    const rows = await conn.pool.query<RunRow>(
+      `SELECT * FROM statecraft.runs ${options.status ? "WHERE status = ANY($1)" : ""} ORDER BY enqueued_at, run_id`,
+      options.status ? [options.status] : [],
+    );
+    return rows.rows.map((r) => ({
+      sessionId: r.session_id,
+      runId: r.run_id,
+      status: r.status,
+      input: r.input,
+      ...(r.worker ? { worker: r.worker } : {}),
+      enqueuedAt: iso(r.enqueued_at)!,
+      ...(r.started_at ? { startedAt: iso(r.started_at) } : {}),
+      ...(r.ended_at ? { endedAt: iso(r.ended_at) } : {}),
+      ...(r.status === "suspended" && r.pending ? { pending: r.pending } : {}),
+      ...(typeof r.result?.reason === "string" ? { reason: r.result.reason } : {}),
+    }));
+  } catch (error) {
+    throw databaseError(error, options.database);
+  }
+}
+
+/**
+ * A session's lines of one kind as they would be in its file (the trace's lines in seq order, the transcript's and
+ * the audit's in the order written), across all its runs and the workers that ran them.
+ */
+export async function readLines(options: { database: string; sessionId?: string; stream: Exclude<LineStream, "events"> }): Promise<string[]> {
+  const conn = await connect(options.database, "readLines");
+  try {
+    const rows = await conn.pool.query<{ line: string }>(
+      `SELECT line FROM statecraft.lines WHERE stream = $1 ${options.sessionId !== undefined ? "AND session_id = $2" : ""} ORDER BY session_id, id`,
+      options.sessionId !== undefined ? [options.stream, options.sessionId] : [options.stream],
+    );
+    return rows.rows.map((r) => r.line);
+  } catch (error) {
+    throw databaseError(error, options.database);
+  }
+}
+
+/**
+ * A session's trace from the database, as `loadSession` reads one from a file: what `replay`, `fork`, `scriptOf` and
+ * the timeline take. Lines are in seq order across all the session's runs, whichever workers ran them.
+ */
+export async function loadSessionFromDatabase(options: { database: string; sessionId: string }): Promise<TraceSession> {
+  const lines = (await readLines({ database: options.database, sessionId: options.sessionId, stream: "trace" })).map((l) => JSON.parse(l) as TraceLine);
+  if (lines.length === 0) throw new AgentError("TRACE_SESSION_NOT_FOUND", `no session ${options.sessionId} in the database's statecraft.lines; listRuns({ database }) shows its runs`);
+  lines.sort((a, b) => a.seq - b.seq);
+  const first = lines[0] as TraceLine & { parentSession?: string };
+  return { sessionId: options.sessionId, lines, ...(first.parentSession !== undefined ? { parentSession: first.parentSession } : {}) };
+}

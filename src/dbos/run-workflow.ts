@@ -1,0 +1,175 @@
+import { DBOS, type DBOSClient } from "@dbos-inc/dbos-sdk";
+import type pg from "pg";
+import type { AgentEvent, RunResult } from "../events.js";
+import type { Message } from "../models/messages.js";
+import type { Model } from "../models/model.js";
+import type { QueryOptions } from "../options.js";
+import type { PermissionOptions } from "../permissions/types.js";
+import { prepare, startRun, type PreparedRun, type QueryRun } from "../query.js";
+import { resumeRun } from "../resume.js";
+import type { AnyTool } from "../tools/define-tool.js";
+import type { RunStore, StoredRun } from "../durable/run-store.js";
+import type { Logger } from "../logger.js";
+import { decode, encode } from "./codec.js";
+import { workflowIdOf, type RunSpec } from "./names.js";
+import { PgLines } from "./pg-lines.js";
+import { pgRunStore } from "./pg-run-store.js";
+import { narrowPermissions, type RunOptions } from "./run-options.js";
+import { blockingRun, enqueuePiece, nextWaiting, specOfRow, withSession, type RunRow } from "./runs-table.js";
+import { replayableCallIds, stepEffects, toolStarts } from "./step-effects.js";
+import { RunClock } from "./run-clock.js";
+import { redactLine, secretValues } from "../record/redact.js";
+
+/** What the workflow needs of the worker that runs it (one worker per process: DBOS is one per process). */
+export interface WorkerHost {
+  id: string;
+  pool: pg.Pool;
+  client: DBOSClient;
+  model: Model | ((options: RunOptions & { sessionId: string; runId: string }) => Model);
+  tools: readonly AnyTool[];
+  cwd: string;
+  permissions: Omit<PermissionOptions, "onAsk">;
+  logger?: Logger;
+}
+
+let host: WorkerHost | undefined;
+
+export function setHost(next: WorkerHost | undefined): void {
+  host = next;
+}
+
+/** How a piece of a run ended, the workflow's output. */
+export type PieceOutcome =
+  | { status: "waiting"; behind: string }
+  | { status: "suspended"; pending: unknown[] }
+  | { status: "finished"; reason: string };
+
+/**
+ * One piece of a queued run as a DBOS workflow: the run from its start (part 0) or from its suspension (part n, with
+ * the answers), each effect a step (step-effects.ts), its lines and events written to PostgreSQL. It ends when the
+ * run ends or suspends: a suspended run holds no worker slot, and answer() enqueues its next piece.
+ */
+export async function runPiece(spec: RunSpec): Promise<PieceOutcome> {
+  const h = host;
+  if (!h) throw new Error("statecraft/dbos: no worker in this process (createWorker() first)");
+  const workflowId = DBOS.workflowID!;
+  const begun = decode<{ wait?: string; history?: Message[]; now: number }>(await DBOS.runStep(() => begin(h, spec), { name: "begin" }));
+  if (begun.wait !== undefined) return { status: "waiting", behind: begun.wait };
+
+  const lines = new PgLines(h.pool, { sessionId: spec.sessionId, runId: spec.runId, part: spec.part }, (error) => h.logger?.error({ sessionId: spec.sessionId }, `statecraft: ${error.message}`));
+  const permissions = narrowPermissions(h.permissions, spec.options.permissions);
+  const loaded: { run?: StoredRun } = {};
+  const store = replayedLoads(pgRunStore(h.pool), loaded);
+  // The run's time starts at the recorded start of this piece (less the time it was active before, for a resumption).
+  const clock = new RunClock(begun.now);
+  const { permissions: _rules, ...limits } = spec.options;
+  const options: QueryOptions = {
+    ...limits,
+    model: typeof h.model === "function" ? h.model({ ...spec.options, sessionId: spec.sessionId, runId: spec.runId }) : h.model,
+    tools: h.tools,
+    cwd: h.cwd,
+    permissions,
+    runStore: store,
+    sessionId: spec.sessionId,
+    ...(h.logger ? { logger: h.logger } : {}),
+  };
+  const hostRun = (prepared: PreparedRun) => {
+    prepared.hosted = {
+      effects: stepEffects({ workflowId, permissions, cwd: h.cwd, starts: toolStarts(h.pool), clock }),
+      sinks: { trace: lines.sink("trace"), transcript: lines.sink("transcript"), audit: lines.sink("audit") },
+      time: { machine: clock.machineOptions(), clock: clock.actorClock() },
+    };
+    prepared.input.startedAt = begun.now - (loaded.run?.activeMs ?? 0);
+    prepared.input.deps.newCallId = replayableCallIds(workflowId);
+    prepared.input.runId = spec.runId;
+  };
+  let run: QueryRun;
+  if (spec.part === 0) {
+    const prepared = prepare(spec.input, options, { sessionId: spec.sessionId, ...(begun.history ? { history: begun.history } : {}) });
+    hostRun(prepared);
+    run = startRun(prepared, options);
+  } else {
+    run = resumeRun(spec.sessionId, { ...options, answers: spec.answers ?? {}, ...(spec.answeredBy !== undefined ? { answeredBy: spec.answeredBy } : {}) }, {}, undefined, hostRun);
+  }
+  const events = lines.sink("events");
+  const secrets = secretValues();
+  let result: RunResult;
+  try {
+    for (;;) {
+      const next = await run.next();
+      if (next.done) {
+        result = next.value;
+        break;
+      }
+      // Redacted like the trace: the events sit in a database many can read.
+      events.writeLine(redactLine(JSON.stringify(next.value satisfies AgentEvent), secrets));
+    }
+  } finally {
+    await lines.drain();
+  }
+  const outcome = decode<PieceOutcome>(await DBOS.runStep(() => end(h, spec, result), { name: "end" }));
+  return outcome;
+}
+
+/** A run store whose loads are steps: a replayed resumption reads the stored run it read the first time. */
+function replayedLoads(store: RunStore, loaded: { run?: StoredRun }): RunStore {
+  return {
+    ...store,
+    load: async (sessionId) => {
+      const text = await DBOS.runStep(async () => JSON.stringify((await store.load(sessionId)) ?? null), { name: "loadRun" });
+      loaded.run = (JSON.parse(text) as StoredRun | null) ?? undefined;
+      return loaded.run;
+    },
+  };
+}
+
+/** The run starts (or waits behind the session's earlier run); a new run of a session goes on from its conversation. */
+async function begin(h: WorkerHost, spec: RunSpec): Promise<string> {
+  return withSession(h.pool, spec.sessionId, async (client) => {
+    const row = (await client.query<RunRow>("SELECT * FROM statecraft.runs WHERE run_id = $1", [spec.runId])).rows[0];
+    if (spec.part === 0 && row) {
+      const behind = await blockingRun(client, spec.sessionId, spec.runId, row.enqueued_at);
+      if (behind !== undefined) {
+        await client.query("UPDATE statecraft.runs SET status = 'waiting' WHERE run_id = $1", [spec.runId]);
+        return encode({ wait: behind, now: Date.now() });
+      }
+    }
+    await client.query("UPDATE statecraft.runs SET status = 'running', worker = $2, started_at = COALESCE(started_at, $3), part = $4 WHERE run_id = $1", [
+      spec.runId,
+      h.id,
+      Date.now(),
+      spec.part,
+    ]);
+    if (spec.part > 0) return encode({ now: Date.now() });
+    const previous = await client.query<{ messages: Message[] }>(
+      "SELECT messages FROM statecraft.runs WHERE session_id = $1 AND status = 'finished' AND messages IS NOT NULL ORDER BY ended_at DESC LIMIT 1",
+      [spec.sessionId],
+    );
+    return encode({ now: Date.now(), ...(previous.rows[0] ? { history: previous.rows[0].messages } : {}) });
+  });
+}
+
+/** The piece ended: the run is suspended or finished; a finished run lets the session's next waiting run start. */
+async function end(h: WorkerHost, spec: RunSpec, result: RunResult): Promise<string> {
+  return withSession(h.pool, spec.sessionId, async (client) => {
+    if (result.status === "suspended") {
+      await client.query("UPDATE statecraft.runs SET status = 'suspended', pending = $2 WHERE run_id = $1", [spec.runId, JSON.stringify(result.pending)]);
+      return encode({ status: "suspended", pending: result.pending } satisfies PieceOutcome);
+    }
+    const summary = { reason: result.reason, text: result.text, turns: result.turns, toolCalls: result.toolCalls, usage: result.usage, ...(result.error ? { error: result.error } : {}) };
+    // The conversation a later run of the session goes on from, redacted as the file transcript is.
+    const secrets = secretValues();
+    await client.query("UPDATE statecraft.runs SET status = 'finished', ended_at = $2, pending = NULL, result = $3, messages = $4 WHERE run_id = $1", [
+      spec.runId,
+      Date.now(),
+      redactLine(JSON.stringify(summary), secrets),
+      redactLine(JSON.stringify(result.messages), secrets),
+    ]);
+    const next = await nextWaiting(client, spec.sessionId);
+    if (next) {
+      await client.query("UPDATE statecraft.runs SET status = 'queued' WHERE run_id = $1", [next.run_id]);
+      await enqueuePiece(h.client, client, specOfRow(next, 0), workflowIdOf(spec));
+    }
+    return encode({ status: "finished", reason: result.reason } satisfies PieceOutcome);
+  });
+}

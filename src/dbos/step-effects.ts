@@ -1,0 +1,139 @@
+import { createHash } from "node:crypto";
+import { DBOS } from "@dbos-inc/dbos-sdk";
+import type pg from "pg";
+import { defaultEffects, type Effects } from "../actors/effects.js";
+import type { Report } from "../actors/report.js";
+import { AgentError } from "../errors/agent-error.js";
+import type { EngineEvent } from "../machine/events.js";
+import { createPermissionPolicy } from "../permissions/policy.js";
+import type { PermissionOptions } from "../permissions/types.js";
+import type { AnyTool } from "../tools/define-tool.js";
+import { decode, encode } from "./codec.js";
+import type { RunClock } from "./run-clock.js";
+
+/**
+ * What a step recorded: its output or error, what it reported while it ran (replayed in order), the run's time when
+ * it ended, and whether the deadline had cut it short (the engine had left its state: its output was dropped).
+ */
+interface Recorded {
+  ok: boolean;
+  value?: unknown;
+  error?: unknown;
+  reports: EngineEvent[];
+  at: number;
+  cut?: boolean;
+}
+
+function inWorkflow(what: string): void {
+  // Outside a workflow DBOS.runStep would just call the function, silently journaling nothing.
+  if (!DBOS.isWithinWorkflow()) throw new AgentError("ENGINE_FAILED", `statecraft/dbos: ${what} ran outside its DBOS workflow (the workflow's context was lost); nothing of it would be recorded`);
+}
+
+/**
+ * One effect as one DBOS step. The first execution runs it, reporting live, and records its output (or error) with
+ * the reports; a replay gets the record back from the database without running anything, and the reports are
+ * played to the engine in the same order. Errors are recorded as values: the engine branches on their codes.
+ */
+async function step<T>(
+  name: string,
+  clock: RunClock,
+  signal: AbortSignal,
+  report: Report,
+  run: (report: Report) => Promise<T>,
+  keep: (value: T) => unknown = (v) => v,
+): Promise<T> {
+  inWorkflow(name);
+  let ranHere = false;
+  const text = await DBOS.runStep(
+    async () => {
+      ranHere = true;
+      clock.live();
+      const reports: EngineEvent[] = [];
+      const live: Report = (event) => {
+        // What is reported once the engine left the state is dropped by it: not recorded either.
+        if (signal.aborted) return;
+        reports.push(event);
+        report(event);
+      };
+      const end = (fields: Pick<Recorded, "ok" | "value" | "error">) => encode({ ...fields, reports, at: clock.now(), ...(signal.aborted ? { cut: true } : {}) } satisfies Recorded);
+      try {
+        return end({ ok: true, value: keep(await run(live)) });
+      } catch (error) {
+        return end({ ok: false, error: error instanceof Error ? error : new AgentError("ENGINE_FAILED", String(error)) });
+      }
+    },
+    { name },
+  );
+  const recorded = decode<Recorded>(text);
+  if (!ranHere) {
+    for (const event of recorded.reports) report(event);
+    clock.recorded(recorded.at);
+    // The first time, the deadline left the state while this ran: it fires at the same point now, and the engine
+    // leaves the state again (cancelling this, which never answers).
+    if (recorded.cut) {
+      clock.expire();
+      return new Promise<T>(() => {});
+    }
+  }
+  if (!recorded.ok) throw recorded.error;
+  return recorded.value as T;
+}
+
+/** Where a tool call that started is marked before it runs: a crash mid-tool leaves the mark (docs/scale-out.md). */
+export interface ToolStarts {
+  mark(workflowId: string, callId: string): Promise<boolean>;
+}
+
+export function toolStarts(pool: pg.Pool): ToolStarts {
+  return {
+    async mark(workflowId, callId) {
+      const inserted = await pool.query("INSERT INTO statecraft.tool_starts (workflow_id, call_id) VALUES ($1, $2) ON CONFLICT DO NOTHING", [workflowId, callId]);
+      return inserted.rowCount === 0;
+    },
+  };
+}
+
+/**
+ * The engine's effects as DBOS steps: the context built, each model call, each permission step and each tool call
+ * (its output kept as the step's), and each recovery decision. A tool call marks itself started (a row) before it
+ * runs; found started by a replay (its process died mid-call), a `read` tool runs again and a `write`/`exec` tool does
+ * not: the model gets `INTERRUPTED`, as in docs/durable.md.
+ */
+export function stepEffects(options: { workflowId: string; permissions: PermissionOptions; cwd: string; starts: ToolStarts; clock: RunClock }): Effects {
+  const { workflowId, starts, clock } = options;
+  const wrapTool = (tool: AnyTool): AnyTool => ({
+    ...tool,
+    execute: (input, context) =>
+      step(`tool:${tool.name}`, clock, context.signal, () => undefined, async () => {
+        const seenBefore = await starts.mark(workflowId, context.toolCallId);
+        if (seenBefore && tool.risk !== "read") {
+          // The same error result as a crash-resumed run's (docs/durable.md), not a thrown error: the model reads it.
+          return {
+            content:
+              `INTERRUPTED: ${tool.name} had started when the worker running it died, and did not finish; its outcome is unknown ` +
+              `(it may have done some or all of its work). Check the state it acts on before calling it again.`,
+            isError: true,
+          };
+        }
+        return tool.execute(input, context);
+      }),
+  });
+  return {
+    buildContext: (input, signal, report) =>
+      // The policy and model are code, not data: the policy is made again from the run's permissions (a DBOS run has
+      // no remembered session rules and no hooks that change the model).
+      step("buildContext", clock, signal, report, (live) => defaultEffects.buildContext(input, signal, live), ({ policy, model: _model, ...data }) => ({ ...data, ...(policy ? { policy: true } : {}) })).then(
+        (built) => ((built as { policy?: unknown }).policy ? { ...built, policy: createPermissionPolicy(options.permissions, [], { cwd: options.cwd }) } : built),
+      ),
+    callModel: (input, signal, report) => step("callModel", clock, signal, report, (live) => defaultEffects.callModel(input, signal, live)),
+    askPermission: (input, signal, report) => step("askPermission", clock, signal, report, (live) => defaultEffects.askPermission(input, signal, live)),
+    runTools: (input, signal, report) => defaultEffects.runTools({ ...input, calls: input.calls.map((c) => ({ ...c, tool: wrapTool(c.tool) })) }, signal, report),
+    decideRecovery: (input, signal, report) => step("decideRecovery", clock, signal, report, (live) => defaultEffects.decideRecovery(input, signal, live)),
+  };
+}
+
+/** Tool-call ids a replay makes again: derived from the workflow and a counter, in the engine's `call_<20 hex>` form. */
+export function replayableCallIds(workflowId: string): () => string {
+  let n = 0;
+  return () => `call_${createHash("sha256").update(`${workflowId}\u0000${n++}`).digest("hex").slice(0, 20)}`;
+}
