@@ -18,6 +18,7 @@ const LAYERS: Array<{ name: string; units: string[] }> = [
   { name: "inspector", units: ["inspect"] },
   { name: "engine", units: ["query.ts", "resume.ts", "session.ts", "agent-tool.ts", "mcp"] },
   { name: "debugging", units: ["debug"] },
+  { name: "scale-out", units: ["dbos"] },
   { name: "command line", units: ["cli", "demo"] },
   { name: "main entry", units: ["index.ts"] },
 ];
@@ -32,6 +33,7 @@ const BANDS: Array<{ name: string; from: string; to: string }> = [
   { name: "foundation", from: "foundation", to: "foundation" },
   { name: "engine", from: "recording", to: "engine" },
   { name: "debugging", from: "debugging", to: "debugging" },
+  { name: "scale-out", from: "scale-out", to: "scale-out" },
   { name: "command line", from: "command line", to: "command line" },
   { name: "main entry", from: "main entry", to: "main entry" },
 ];
