@@ -17,7 +17,25 @@ export { scriptedModel, type ScriptedModel, type ScriptedStep, type ScriptStep, 
 export type { Model, ModelRequest, ModelResponse, ModelStreamEvent, ModelCallOptions, RawToolCall, ToolSpec, Usage, FinishReason } from "./models/model.js";
 export type { Message, SystemMessage, UserMessage, AssistantMessage, ToolMessage, ToolCall, ToolResult, AssistantToolCall } from "./models/messages.js";
 export type { PermissionMode, PermissionOptions, PermissionRequest, PermissionAnswer, AskAnswer, WhenUnanswered, PermissionRecord, DecidedBy } from "./permissions/types.js";
-export { TRACE_VERSION, type TraceLine, type StateTraceLine, type RetryTraceLine } from "./record/format.js";
+export {
+  TRACE_VERSION,
+  TRACE_LINE_KINDS,
+  isKnownTraceLine,
+  isUnknownTraceLine,
+  type TraceLine,
+  type TraceLineBase,
+  type StateTraceLine,
+  type StateDetails,
+  type CommonDetails,
+  type TracedResponse,
+  type TracedToolResult,
+  type RetryTraceLine,
+  type CompactionTraceLine,
+  type SuspendedTraceLine,
+  type ResumedTraceLine,
+  type UnknownTraceLine,
+  type AnyTraceLine,
+} from "./record/format.js";
 export type { Logger } from "./logger.js";
 export { createSession, type Session } from "./session.js";
 export type { SessionOptions, QueueMode } from "./options.js";

@@ -169,7 +169,7 @@ function prepareResumed(stored: StoredRun, options: ResumeOptions, cwd: string) 
 async function nextSeqOf(file: string, sessionId: string, known: number): Promise<number> {
   let next = known;
   try {
-    for await (const line of readTrace(file, { sessionId, onWarning: () => undefined })) next = Math.max(next, line.seq + 1);
+    for await (const line of readTrace(file, { sessionId, onWarning: () => undefined, unknownKinds: true })) next = Math.max(next, line.seq + 1);
   } catch {
     // no trace, or one that can't be read: the checkpoint's seq
   }
