@@ -1,4 +1,4 @@
-import type { AnyTool } from "./tools/define-tool.js";
+import type { AnyTool, ToolCallOf } from "./tools/define-tool.js";
 import type { Model } from "./models/model.js";
 import type { PermissionOptions } from "./permissions/types.js";
 import type { Logger } from "./logger.js";
@@ -6,11 +6,14 @@ import type { AgentHooks } from "./hooks.js";
 import type { Summarize } from "./compaction/compact.js";
 import type { RunStore } from "./durable/run-store.js";
 
-/** Options of `query()`. Only `model` is required. */
-export interface QueryOptions extends AgentHooks {
+/**
+ * Options of `query()`. Only `model` is required. `Tools` is the list given as `tools` (query() infers it): the hooks'
+ * and events' tool calls are typed by it.
+ */
+export interface QueryOptions<Tools extends readonly AnyTool[] = readonly AnyTool[]> extends AgentHooks<ToolCallOf<Tools>> {
   /** The model: `scriptedModel(...)`, `openaiModel(...)`, or any `Model`. */
   model: Model;
-  tools?: readonly AnyTool[];
+  tools?: Tools;
   /** At most this many model calls per run (default 8). */
   maxTurns?: number;
   /** At most this many tool executions per run (default 12). */
@@ -62,7 +65,7 @@ export interface QueryOptions extends AgentHooks {
 export type QueueMode = "one-at-a-time" | "all";
 
 /** Options of `createSession()`: those of `query()` plus how queued messages are delivered. */
-export interface SessionOptions extends QueryOptions {
+export interface SessionOptions<Tools extends readonly AnyTool[] = readonly AnyTool[]> extends QueryOptions<Tools> {
   steeringMode?: QueueMode;
   followUpMode?: QueueMode;
 }

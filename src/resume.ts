@@ -4,7 +4,8 @@ import type { AgentEvent, RunResult } from "./events.js";
 import type { QueryOptions } from "./options.js";
 import { createPermissionPolicy } from "./permissions/policy.js";
 import type { PermissionAnswer, PermissionOptions } from "./permissions/types.js";
-import { prepare, startRun, type QueryRun, type RunLifecycle } from "./query.js";
+import { prepare, startRun, withResult, type QueryRun, type RunLifecycle } from "./query.js";
+import { returned } from "./util/returned.js";
 import type { Inbox } from "./machine/context.js";
 import { fileRunStore } from "./durable/file-run-store.js";
 import type { RunStore, StoredRun } from "./durable/run-store.js";
@@ -35,9 +36,10 @@ export function resume(sessionId: string, options: ResumeOptions): QueryRun {
 
 /** resume() as a session uses it: tied to the session's lifecycle, with messages it queued meanwhile. */
 export function resumeRun(sessionId: string, options: ResumeOptions, lifecycle: RunLifecycle = {}, queued?: () => Inbox): QueryRun {
-  const control: { inner?: QueryRun; aborted: boolean } = { aborted: false };
+  const result = returned<RunResult>();
+  const control: ResumeControl = { aborted: false, finished: result.resolve };
   const generator = run(sessionId, options, control, lifecycle, queued) as QueryRun;
-  Object.defineProperty(generator, "sessionId", { value: sessionId, enumerable: true });
+  withResult(generator, sessionId, result);
   generator.abort = () => {
     control.aborted = true;
     control.inner?.abort();
@@ -45,10 +47,16 @@ export function resumeRun(sessionId: string, options: ResumeOptions, lifecycle: 
   return generator;
 }
 
+interface ResumeControl {
+  inner?: QueryRun;
+  aborted: boolean;
+  finished: (result: RunResult) => void;
+}
+
 async function* run(
   sessionId: string,
   options: ResumeOptions,
-  control: { inner?: QueryRun; aborted: boolean },
+  control: ResumeControl,
   lifecycle: RunLifecycle,
   queued: (() => Inbox) | undefined,
 ): AsyncGenerator<AgentEvent, RunResult, undefined> {
@@ -115,6 +123,8 @@ async function* run(
     }
     const inner = startRun(prepared, queryOptions, lifecycle);
     control.inner = inner;
+    // The resumed run's result is known at its last event, as a query's is (QueryRun.result).
+    inner.result.then(control.finished, () => undefined);
     handedOver = true;
     if (control.aborted) inner.abort();
     return yield* inner;

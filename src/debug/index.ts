@@ -23,6 +23,7 @@ export {
   type AnyTraceLine,
 } from "../record/format.js";
 export { readTrace, type ReadTraceOptions } from "../record/reader.js";
+export type { RecordedResponse, RecordedRawCall } from "./recording.js";
 export {
   loadSession,
   lastSessionId,

@@ -3,5 +3,6 @@
  * `statecraft` re-exports the same names, so code written against the main entry keeps working.
  */
 export { startInspector, type Inspector, type InspectorOptions } from "./server.js";
-export type { InspectedRun } from "./run.js";
-export { machineChart, chartFromDefinition, type MachineChart, type ChartState, type ChartEdge } from "./chart.js";
+export type { InspectedRun, InspectedRunInfo } from "./run.js";
+export type { InspectObserver } from "./actors.js";
+export { machineChart, chartFromDefinition, type MachineChart, type ChartState, type ChartEdge, type ChartAnyState, type ChartEdgeKind } from "./chart.js";
