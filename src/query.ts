@@ -19,6 +19,8 @@ import {
   DEFAULT_MAX_TURNS,
   DEFAULT_RESERVE_TOKENS,
   DEFAULT_TIMEOUT_MS,
+  QUERY_OPTION_NAMES,
+  checkOptionNames,
   type QueryOptions,
   type QueueMode,
 } from "./options.js";
@@ -89,6 +91,7 @@ export interface RunPlacement {
 export function query<const Tools extends readonly AnyTool[] = readonly AnyTool[]>(input: string, options: QueryOptions<Tools>): QueryRun<ToolCallOf<Tools>> {
   // A one-run session: the same engine, with empty queues. The engine holds the tools and hooks untyped.
   const untyped = options as unknown as QueryOptions;
+  if (untyped && typeof untyped === "object") checkOptionNames(untyped, QUERY_OPTION_NAMES, "query()");
   return startRun(prepare(input, untyped), untyped) as QueryRun<ToolCallOf<Tools>>;
 }
 

@@ -1,7 +1,7 @@
 import { resolve } from "node:path";
 import { AgentError } from "./errors/agent-error.js";
 import type { AgentEvent, RunResult } from "./events.js";
-import type { QueryOptions } from "./options.js";
+import { checkOptionNames, QUERY_OPTION_NAMES, type QueryOptions } from "./options.js";
 import { createPermissionPolicy } from "./permissions/policy.js";
 import type { PermissionAnswer, PermissionOptions } from "./permissions/types.js";
 import { prepare, startRun, withResult, type QueryRun, type RunLifecycle } from "./query.js";
@@ -22,6 +22,7 @@ export interface ResumeOptions extends Partial<Omit<QueryOptions, "model" | "ses
 }
 
 const ANSWERS: readonly string[] = ["allow", "deny", "allow_always"];
+const RESUME_OPTION_NAMES: readonly string[] = [...QUERY_OPTION_NAMES.filter((name) => name !== "sessionId"), "answers", "answeredBy"];
 
 /**
  * Continues the suspended run of `sessionId` (docs/durable.md): the machine re-enters ask_permission with the stored
@@ -31,14 +32,14 @@ const ANSWERS: readonly string[] = ["allow", "deny", "allow_always"];
  * trusted), `INVALID_OPTIONS` (an answer for a call that is not pending).
  */
 export function resume(sessionId: string, options: ResumeOptions): QueryRun {
-  return resumeRun(sessionId, options);
+  return resumeRun(sessionId, options, {}, undefined, RESUME_OPTION_NAMES);
 }
 
 /** resume() as a session uses it: tied to the session's lifecycle, with messages it queued meanwhile. */
-export function resumeRun(sessionId: string, options: ResumeOptions, lifecycle: RunLifecycle = {}, queued?: () => Inbox): QueryRun {
+export function resumeRun(sessionId: string, options: ResumeOptions, lifecycle: RunLifecycle = {}, queued?: () => Inbox, optionNames?: readonly string[]): QueryRun {
   const result = returned<RunResult>();
   const control: ResumeControl = { aborted: false, finished: result.resolve };
-  const generator = run(sessionId, options, control, lifecycle, queued) as QueryRun;
+  const generator = run(sessionId, options, control, lifecycle, queued, optionNames) as QueryRun;
   withResult(generator, sessionId, result);
   generator.abort = () => {
     control.aborted = true;
@@ -59,6 +60,7 @@ async function* run(
   control: ResumeControl,
   lifecycle: RunLifecycle,
   queued: (() => Inbox) | undefined,
+  optionNames: readonly string[] | undefined,
 ): AsyncGenerator<AgentEvent, RunResult, undefined> {
   const fail = (message: string) => new AgentError("INVALID_OPTIONS", message);
   if (typeof sessionId !== "string") throw fail("resume(sessionId, options): sessionId must be a string");
@@ -68,6 +70,8 @@ async function* run(
     throw fail(`resume(sessionId, options): ${(error as Error).message}`);
   }
   if (!options || typeof options !== "object") throw fail("resume(sessionId, options): options are required, at least { model }");
+  // A session's resume passes its own options on (its queue modes among them): only resume() itself is checked.
+  if (optionNames) checkOptionNames(options, optionNames, "resume()", { sessionId: "the session to resume is resume()'s first argument, resume(sessionId, options)" });
   const answers = options.answers ?? {};
   if (answers === null || typeof answers !== "object" || Array.isArray(answers)) throw fail('options.answers must be { [callId]: "allow" | "deny" | "allow_always" }');
   for (const [id, answer] of Object.entries(answers)) {

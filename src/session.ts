@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { AgentError } from "./errors/agent-error.js";
 import type { ToolCall, UserMessage } from "./models/messages.js";
 import type { AnyTool, ToolCallOf } from "./tools/define-tool.js";
-import type { QueueMode, SessionOptions } from "./options.js";
+import { checkOptionNames, SESSION_OPTION_NAMES, type QueueMode, type SessionOptions } from "./options.js";
 import type { PendingCall } from "./machine/context.js";
 import type { PermissionAnswer } from "./permissions/types.js";
 import { prepare, startRun, withResult, type EngineActor, type QueryRun, type RunLifecycle } from "./query.js";
@@ -44,6 +44,7 @@ export function createSession<const Tools extends readonly AnyTool[] = readonly 
 }
 
 function openSession(options: SessionOptions): Session {
+  if (options && typeof options === "object") checkOptionNames(options, SESSION_OPTION_NAMES, "createSession()");
   for (const key of ["steeringMode", "followUpMode"] as const) {
     const mode = options[key];
     if (mode !== undefined && !MODES.includes(mode)) {
