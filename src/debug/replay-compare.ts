@@ -21,8 +21,10 @@ export function compareRun(run: RecordedRun, outcome: RunOutcome, runCount: numb
   ];
   if (run.problem) {
     const p = run.problem;
+    // An unknown state is named as recorded, in the message's one format; what is wrong with it is the reason.
+    const unknownState = (p.found as { state?: unknown } | undefined)?.state;
     const recorded =
-      p.kind === "missing" ? "(missing line)" : p.kind === "no_done" ? "(end of recording)" : p.kind === "unknown_state" ? `unknown state ${JSON.stringify((p.found as { state?: unknown } | undefined)?.state)}` : p.found ? labelOf(p.found) : "(missing line)";
+      p.kind === "missing" ? "(missing line)" : p.kind === "no_done" ? "(end of recording)" : p.kind === "unknown_state" ? (typeof unknownState === "string" ? unknownState : JSON.stringify(unknownState)) : p.found ? labelOf(p.found) : "(missing line)";
     const replayedLine = replayedAt(p.seq);
     const replayed = replayedLine ? labelOf(replayedLine) : outcome.lines.length ? "(end of run)" : "(not replayed)";
     return divergenceAt(p.seq, runNumber, recorded, replayed, `the trace can't be read as a run: ${p.message}`, [
