@@ -20,23 +20,22 @@ export function returned<R>(): Returned<R> {
 /**
  * Settles `into` as the generator ends: with its return value, with what it threw, or with `stoppedEarly()` when the
  * consumer stopped it (`return()`, a `break` out of `for await`) before it returned a value. The generator's own
- * methods are wrapped in place, so it stays the object callers hold (no delegating generator per event).
+ * methods are wrapped in place, so it stays the object callers hold; each step is watched beside the caller, not in
+ * its way: the caller gets the generator's own promise, in the same tick (a run's output keeps its order with what
+ * the run prints meanwhile, e.g. a permission question).
  */
 export function settleOnReturn<Y, R>(generator: AsyncGenerator<Y, R, undefined>, into: Returned<R>, stoppedEarly: () => unknown): void {
-  const watch = (step: Promise<IteratorResult<Y, R>>) =>
+  const watch = (step: Promise<IteratorResult<Y, R>>) => {
     step.then(
       (result) => {
-        if (result.done) {
-          if (result.value === undefined) into.reject(stoppedEarly());
-          else into.resolve(result.value);
-        }
-        return result;
+        if (!result.done) return;
+        if (result.value === undefined) into.reject(stoppedEarly());
+        else into.resolve(result.value);
       },
-      (error: unknown) => {
-        into.reject(error);
-        throw error;
-      },
+      (error: unknown) => into.reject(error),
     );
+    return step;
+  };
   const next = generator.next.bind(generator);
   const stop = generator.return.bind(generator);
   const fail = generator.throw.bind(generator);
