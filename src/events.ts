@@ -13,35 +13,117 @@ export interface RunUsage {
   reasoning: number;
 }
 
-/** What `query()` yields, in order. Exactly one `turn_end` comes last. */
-export type AgentEvent =
-  | { type: "state"; state: EngineStateName; turn: number }
-  | { type: "text_delta"; text: string }
-  | { type: "thinking_delta"; text: string }
-  | { type: "retry"; attempt: number; delayMs: number; error: { code: string; message: string } }
-  | { type: "tool_start"; call: ToolCall }
-  | { type: "tool_result"; call: ToolCall; result: ToolResult }
-  /** A running tool said how far it has got (MCP progress notifications); optional, any number per call. */
-  | { type: "tool_progress"; call: ToolCall; progress: number; total?: number; message?: string }
-  | { type: "permission_request"; call: ToolCall; reason: string }
-  | { type: "inspector"; url: string }
-  /** A queued message entered the conversation (build_context): a steering message, or a follow-up. */
-  | { type: "user_message"; message: UserMessage; source: "steering" | "follow_up" }
-  /** Older turns were replaced by a summary (build_context). */
-  | { type: "compaction"; tokensBefore: number; tokensAfter: number }
-  /** An event of a subagent run (or of its own subagents, passed up as they are). */
-  | { type: "subagent_event"; sessionId: string; parentSession: string; depth: number; event: AgentEvent }
-  /** The run stopped at a permission question (docs/durable.md): it comes last instead of `turn_end`. */
-  | { type: "suspended"; sessionId: string; runId: string; pending: PendingCall[] }
-  | {
-      type: "turn_end";
-      reason: StopReason;
-      sessionId: string;
-      turns: number;
-      toolCalls: number;
-      usage: RunUsage;
-      error?: ErrorInfo;
-    };
+/** The machine entered a state (every state but `done`, which `turn_end` stands for). */
+export interface StateEvent {
+  type: "state";
+  state: EngineStateName;
+  turn: number;
+}
+/** A piece of the model's answer text, as it streams. */
+export interface TextDeltaEvent {
+  type: "text_delta";
+  text: string;
+}
+/** A piece of the model's reasoning text, as it streams. */
+export interface ThinkingDeltaEvent {
+  type: "thinking_delta";
+  text: string;
+}
+/** The provider retries a failed request after `delayMs`. */
+export interface RetryEvent {
+  type: "retry";
+  attempt: number;
+  delayMs: number;
+  error: { code: string; message: string };
+}
+/** A tool call starts (it was validated and allowed). */
+export interface ToolStartEvent<Call extends ToolCall = ToolCall> {
+  type: "tool_start";
+  call: Call;
+}
+/** A tool call produced its result (or was denied, blocked, or failed: `result.isError`). */
+export interface ToolResultEvent<Call extends ToolCall = ToolCall> {
+  type: "tool_result";
+  call: Call;
+  result: ToolResult;
+}
+/** A running tool said how far it has got (MCP progress notifications); optional, any number per call. */
+export interface ToolProgressEvent<Call extends ToolCall = ToolCall> {
+  type: "tool_progress";
+  call: Call;
+  progress: number;
+  total?: number;
+  message?: string;
+}
+/** A call must be asked about: `onAsk` (or the inspector) is asked now. */
+export interface PermissionRequestEvent<Call extends ToolCall = ToolCall> {
+  type: "permission_request";
+  call: Call;
+  reason: string;
+}
+/** The run's inspector serves at `url` (the first event, with `inspect`). */
+export interface InspectorEvent {
+  type: "inspector";
+  url: string;
+}
+/** A queued message entered the conversation (build_context): a steering message, or a follow-up. */
+export interface UserMessageEvent {
+  type: "user_message";
+  message: UserMessage;
+  source: "steering" | "follow_up";
+}
+/** Older turns were replaced by a summary (build_context). */
+export interface CompactionEvent {
+  type: "compaction";
+  tokensBefore: number;
+  tokensAfter: number;
+}
+/** An event of a subagent run (or of its own subagents, passed up as they are). */
+export interface SubagentEvent {
+  type: "subagent_event";
+  sessionId: string;
+  parentSession: string;
+  depth: number;
+  event: AgentEvent;
+}
+/** The run stopped at a permission question (docs/durable.md): it comes last instead of `turn_end`. */
+export interface SuspendedEvent {
+  type: "suspended";
+  sessionId: string;
+  runId: string;
+  pending: PendingCall[];
+}
+/** The run ended: always the last event of a run that did not suspend. */
+export interface TurnEndEvent {
+  type: "turn_end";
+  reason: StopReason;
+  sessionId: string;
+  turns: number;
+  toolCalls: number;
+  usage: RunUsage;
+  error?: ErrorInfo;
+}
+
+/**
+ * What `query()` yields, in order. Exactly one `turn_end` (or `suspended`) comes last. `Call` is the type of the
+ * tool calls in `tool_*` and `permission_request` events: with the run's tools known (query() infers it from
+ * `options.tools`), `event.call.name === "x"` narrows `event.call.input` to tool x's input.
+ */
+export type AgentEvent<Call extends ToolCall = ToolCall> =
+  | StateEvent
+  | TextDeltaEvent
+  | ThinkingDeltaEvent
+  | RetryEvent
+  | ToolStartEvent<Call>
+  | ToolResultEvent<Call>
+  | ToolProgressEvent<Call>
+  | PermissionRequestEvent<Call>
+  | InspectorEvent
+  | UserMessageEvent
+  | CompactionEvent
+  | SubagentEvent
+  | SuspendedEvent
+  | TurnEndEvent;
 
 export type AgentEventType = AgentEvent["type"];
 

@@ -16,13 +16,15 @@ export type ModelErrorAction = { action: "retry"; delayMs?: number } | { action:
  * A throwing `beforeToolCall`/`afterToolCall` gives that call an error result; any other throwing hook ends the run
  * `model_error` with `error.code` `HOOK_FAILED` and the hook's message.
  */
-export interface AgentHooks {
+export interface AgentHooks<Call extends ToolCall = ToolCall> {
+  // The two call hooks are methods (checked bivariantly): hooks typed for a run's own tools (`Call`) stay assignable
+  // where the engine holds them as taking any ToolCall.
   /** Before every model call (call_model): shapes what is sent, never the stored history. */
   transformContext?: (messages: readonly Message[]) => Message[] | Promise<Message[]>;
   /** After validation, before permission (ask_permission): block the call, or edit its input. */
-  beforeToolCall?: (call: ToolCall) => BeforeToolCallResult | Promise<BeforeToolCallResult>;
+  beforeToolCall?(call: Call): BeforeToolCallResult | Promise<BeforeToolCallResult>;
   /** After a call produced its result (execute_tool): replace what the model sees. */
-  afterToolCall?: (call: ToolCall, result: ToolResult) => void | undefined | ToolResult | Promise<void | undefined | ToolResult>;
+  afterToolCall?(call: Call, result: ToolResult): void | undefined | ToolResult | Promise<void | undefined | ToolResult>;
   /** Before every model call after the first (build_context); `turn` is the coming turn. What it returns holds from then on. */
   prepareNextTurn?: (turn: { turn: number; messages: readonly Message[] }) => PrepareNextTurnResult | Promise<PrepareNextTurnResult>;
   /** After each turn's whole tool batch (build_context): `true` ends the run `final_answer` without another model call. */

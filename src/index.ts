@@ -6,18 +6,56 @@ export type { PendingCall } from "./machine/context.js";
 export type { CompletedRunResult, SuspendedRunResult } from "./events.js";
 export type { QueryOptions } from "./options.js";
 export { DEFAULT_MAX_TOOL_CALLS, DEFAULT_MAX_TURNS, DEFAULT_TIMEOUT_MS } from "./options.js";
-export type { AgentEvent, AgentEventType, RunResult, RunUsage } from "./events.js";
+export type {
+  AgentEvent,
+  AgentEventType,
+  RunResult,
+  RunUsage,
+  StateEvent,
+  TextDeltaEvent,
+  ThinkingDeltaEvent,
+  RetryEvent,
+  ToolStartEvent,
+  ToolResultEvent,
+  ToolProgressEvent,
+  PermissionRequestEvent,
+  InspectorEvent,
+  UserMessageEvent,
+  CompactionEvent,
+  SubagentEvent,
+  SuspendedEvent,
+  TurnEndEvent,
+} from "./events.js";
 export { AgentError, type AgentErrorCode, type ErrorInfo } from "./errors/agent-error.js";
 export { engineMachine, type EngineMachine, type EngineOutput } from "./machine/engine.js";
 export type { EngineContext, EngineInput, CallRecord, CallStatus } from "./machine/context.js";
 export { ENGINE_STATES, type EngineStateName } from "./machine/states.js";
 export { STOP_REASONS, type StopReason } from "./machine/stop-reasons.js";
-export { defineTool, type ToolConfig, type ToolDefinition, type ToolContext, type ToolOutput, type ToolRisk, type ToolExecutionMode, type AnyTool } from "./tools/define-tool.js";
+export { defineTool, type ToolConfig, type ToolDefinition, type ToolContext, type ToolOutput, type ToolRisk, type ToolExecutionMode, type AnyTool, type ObjectSchema, type SchemaInput, type ToolCallOf } from "./tools/define-tool.js";
+export type { InputValidator, InputCheck } from "./tools/validate.js";
 export { scriptedModel, type ScriptedModel, type ScriptedStep, type ScriptStep, type ScriptedToolCall } from "./models/scripted.js";
 export type { Model, ModelRequest, ModelResponse, ModelStreamEvent, ModelCallOptions, RawToolCall, ToolSpec, Usage, FinishReason } from "./models/model.js";
 export type { Message, SystemMessage, UserMessage, AssistantMessage, ToolMessage, ToolCall, ToolResult, AssistantToolCall } from "./models/messages.js";
 export type { PermissionMode, PermissionOptions, PermissionRequest, PermissionAnswer, AskAnswer, WhenUnanswered, PermissionRecord, DecidedBy } from "./permissions/types.js";
-export { TRACE_VERSION, type TraceLine, type StateTraceLine, type RetryTraceLine } from "./record/format.js";
+export {
+  TRACE_VERSION,
+  TRACE_LINE_KINDS,
+  isKnownTraceLine,
+  isUnknownTraceLine,
+  type TraceLine,
+  type TraceLineBase,
+  type StateTraceLine,
+  type StateDetails,
+  type CommonDetails,
+  type TracedResponse,
+  type TracedToolResult,
+  type RetryTraceLine,
+  type CompactionTraceLine,
+  type SuspendedTraceLine,
+  type ResumedTraceLine,
+  type UnknownTraceLine,
+  type AnyTraceLine,
+} from "./record/format.js";
 export type { Logger } from "./logger.js";
 export { createSession, type Session } from "./session.js";
 export type { SessionOptions, QueueMode } from "./options.js";
@@ -55,9 +93,25 @@ export { PERMISSION_MODES, type PermissionPolicy, type PolicyVerdict, type Polic
 export type { PermissionSubjectKind } from "./tools/define-tool.js";
 // The inspector and the trace tools have their own entries (statecraft/inspect, statecraft/trace); re-exported here
 // so that code written against the main entry keeps working.
-export { startInspector, type Inspector, type InspectorOptions, type InspectedRun, machineChart, chartFromDefinition, type MachineChart, type ChartState, type ChartEdge } from "./inspect/index.js";
+export {
+  startInspector,
+  type Inspector,
+  type InspectorOptions,
+  type InspectedRun,
+  type InspectedRunInfo,
+  type InspectObserver,
+  machineChart,
+  chartFromDefinition,
+  type MachineChart,
+  type ChartState,
+  type ChartEdge,
+  type ChartAnyState,
+  type ChartEdgeKind,
+} from "./inspect/index.js";
 export {
   readTrace,
+  type RecordedResponse,
+  type RecordedRawCall,
   loadSession,
   lastSessionId,
   summarizeSessions,
@@ -89,3 +143,21 @@ export {
 } from "./debug/index.js";
 export { mcpTools, mcpToolName, mcpToolRisk, type McpToolsHandle, type McpServers, type McpServerConfig, type McpStdioServer, type McpHttpServer, type McpToolsOptions } from "./mcp/index.js";
 export type { ToolProgress } from "./tools/define-tool.js";
+// Types the exports above mention (the machine's context, events and effects, the observers, …): exported so that
+// code using those exports can name them.
+export type { RunConfig, LoopSettings, EngineDeps, BatchState, CallState, InboxState, Outcome, DurableState, Inbox, ResumePoint, ResumeTarget } from "./machine/context.js";
+export type { EngineEvent } from "./machine/events.js";
+export type { EngineEmitted } from "./machine/engine.js";
+export type { EngineObserver, StateEntered } from "./machine/observe.js";
+export type { Effects, EffectName, EffectRequest, EffectResult } from "./actors/effects.js";
+export type { BuiltContext, BuildContextInput } from "./actors/build-context.js";
+export type { PermissionStep, PermissionDecision, AskPermissionInput } from "./actors/ask-permission.js";
+export type { CallModelInput } from "./actors/call-model.js";
+export type { RunToolsInput } from "./actors/run-tools.js";
+export type { DecideRecoveryInput } from "./actors/decide-recovery.js";
+export type { Report } from "./actors/report.js";
+export type { DecidedCall } from "./permissions/recheck.js";
+export type { UsageAnchor } from "./compaction/estimate.js";
+export type { StoredAt } from "./durable/run-store.js";
+export type { AgentErrorOptions } from "./errors/agent-error.js";
+export type { ToolAnnotations } from "./mcp/names.js";

@@ -1,4 +1,6 @@
-import type { AnyTool } from "./tools/define-tool.js";
+import { AgentError } from "./errors/agent-error.js";
+import type { AnyTool, ToolCallOf } from "./tools/define-tool.js";
+import { nearestName } from "./util/nearest-name.js";
 import type { Model } from "./models/model.js";
 import type { PermissionOptions } from "./permissions/types.js";
 import type { Logger } from "./logger.js";
@@ -6,11 +8,14 @@ import type { AgentHooks } from "./hooks.js";
 import type { Summarize } from "./compaction/compact.js";
 import type { RunStore } from "./durable/run-store.js";
 
-/** Options of `query()`. Only `model` is required. */
-export interface QueryOptions extends AgentHooks {
+/**
+ * Options of `query()`. Only `model` is required. `Tools` is the list given as `tools` (query() infers it): the hooks'
+ * and events' tool calls are typed by it.
+ */
+export interface QueryOptions<Tools extends readonly AnyTool[] = readonly AnyTool[]> extends AgentHooks<ToolCallOf<Tools>> {
   /** The model: `scriptedModel(...)`, `openaiModel(...)`, or any `Model`. */
   model: Model;
-  tools?: readonly AnyTool[];
+  tools?: Tools;
   /** At most this many model calls per run (default 8). */
   maxTurns?: number;
   /** At most this many tool executions per run (default 12). */
@@ -63,7 +68,7 @@ export interface QueryOptions extends AgentHooks {
 export type QueueMode = "one-at-a-time" | "all";
 
 /** Options of `createSession()`: those of `query()` plus how queued messages are delivered. */
-export interface SessionOptions extends QueryOptions {
+export interface SessionOptions<Tools extends readonly AnyTool[] = readonly AnyTool[]> extends QueryOptions<Tools> {
   steeringMode?: QueueMode;
   followUpMode?: QueueMode;
 }
@@ -76,3 +81,65 @@ export const DEFAULT_MAX_DELEGATION_DEPTH = 2;
 export const DEFAULT_MAX_TURNS = 8;
 export const DEFAULT_MAX_TOOL_CALLS = 12;
 export const DEFAULT_TIMEOUT_MS = 120_000;
+
+// Every option by name; `satisfies` keeps the lists equal to the interfaces (a new option must be added here).
+const QUERY_KEYS = {
+  model: true,
+  tools: true,
+  maxTurns: true,
+  maxToolCalls: true,
+  timeoutMs: true,
+  signal: true,
+  cwd: true,
+  systemPrompt: true,
+  sessionId: true,
+  traceFile: true,
+  permissions: true,
+  runStore: true,
+  durable: true,
+  logger: true,
+  contextWindow: true,
+  reserveTokens: true,
+  keepRecentTokens: true,
+  summarize: true,
+  maxRepeatedCalls: true,
+  maxTokens: true,
+  maxDelegationDepth: true,
+  inspect: true,
+  transformContext: true,
+  beforeToolCall: true,
+  afterToolCall: true,
+  prepareNextTurn: true,
+  shouldStopAfterTurn: true,
+  onModelError: true,
+} as const satisfies Record<keyof QueryOptions, true>;
+const PERMISSION_KEYS = { mode: true, allow: true, ask: true, deny: true, onAsk: true, whenUnanswered: true } as const satisfies Record<keyof PermissionOptions, true>;
+
+/** The names of query()'s options. */
+export const QUERY_OPTION_NAMES: readonly string[] = Object.keys(QUERY_KEYS);
+/** The names of createSession()'s options: query()'s and the queue modes. */
+export const SESSION_OPTION_NAMES: readonly string[] = [...QUERY_OPTION_NAMES, ...Object.keys({ steeringMode: true, followUpMode: true } satisfies Record<Exclude<keyof SessionOptions, keyof QueryOptions>, true>)];
+
+/**
+ * Refuses option names the function does not know, which would otherwise be ignored without a word (`maxturns`
+ * for `maxTurns`): `INVALID_OPTIONS` naming the option and the nearest known name. `permissions` is checked too.
+ * `notHere` names options that belong elsewhere, with what to do instead.
+ */
+export function checkOptionNames(options: object, known: readonly string[], where: string, notHere: Readonly<Record<string, string>> = {}): void {
+  const unknown = (name: string, names: readonly string[], path: string) => {
+    const near = nearestName(name, names);
+    return new AgentError(
+      "INVALID_OPTIONS",
+      `${path}${name} is not an option of ${where}; ${near !== undefined ? `did you mean ${near}?` : `the options are ${names.join(", ")}`}`,
+    );
+  };
+  for (const name of Object.keys(options)) {
+    if (Object.hasOwn(notHere, name)) throw new AgentError("INVALID_OPTIONS", `options.${name} is not an option of ${where}: ${notHere[name]}`);
+    if (!known.includes(name)) throw unknown(name, known, "options.");
+  }
+  const permissions = (options as { permissions?: unknown }).permissions;
+  if (permissions !== null && typeof permissions === "object" && !Array.isArray(permissions)) {
+    const names = Object.keys(PERMISSION_KEYS);
+    for (const name of Object.keys(permissions)) if (!names.includes(name)) throw unknown(name, names, "options.permissions.");
+  }
+}

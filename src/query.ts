@@ -9,7 +9,7 @@ import type { EngineContext, EngineDeps, EngineInput, Inbox, LoopSettings } from
 import { HOOK_NAMES, type AgentHooks } from "./hooks.js";
 import { engineMachine } from "./machine/engine.js";
 import { observeEngine, type EngineObserver } from "./machine/observe.js";
-import type { Message } from "./models/messages.js";
+import type { Message, ToolCall } from "./models/messages.js";
 import type { ToolSpec } from "./models/model.js";
 import {
   DEFAULT_KEEP_RECENT_TOKENS,
@@ -19,6 +19,8 @@ import {
   DEFAULT_MAX_TURNS,
   DEFAULT_RESERVE_TOKENS,
   DEFAULT_TIMEOUT_MS,
+  QUERY_OPTION_NAMES,
+  checkOptionNames,
   type QueryOptions,
   type QueueMode,
 } from "./options.js";
@@ -27,7 +29,8 @@ import { PERMISSION_MODES, type PermissionOptions } from "./permissions/types.js
 import { startInspector } from "./inspect/start.js";
 import type { Inspector } from "./inspect/server.js";
 import type { InspectedRun } from "./inspect/run.js";
-import type { AnyTool } from "./tools/define-tool.js";
+import type { AnyTool, ToolCallOf } from "./tools/define-tool.js";
+import { returned, settleOnReturn } from "./util/returned.js";
 import { agentFolder, isInside } from "./record/agent-folder.js";
 import { auditWriter } from "./record/audit-writer.js";
 import { redactText, secretValues } from "./record/redact.js";
@@ -48,10 +51,20 @@ import { effectsActor, type Effects } from "./actors/effects.js";
  */
 const MAX_BACKLOG = 1024;
 
-/** A running query: the event stream, plus `abort()` (ends the run `user_abort`). */
-export interface QueryRun extends AsyncGenerator<AgentEvent, RunResult, undefined> {
+/**
+ * A running query: the event stream, plus `abort()` (ends the run `user_abort`). `Call` types the tool calls of its
+ * events (query() infers it from `options.tools`).
+ */
+export interface QueryRun<Call extends ToolCall = ToolCall> extends AsyncGenerator<AgentEvent<Call>, RunResult, undefined> {
   abort(): void;
   readonly sessionId: string;
+  /**
+   * The run's result, which `for await` drops (it is the generator's return value): resolves once the last event
+   * (`turn_end` or `suspended`) has been yielded, so also after a `break` at that event. Rejects as the run does
+   * (what the first next() throws: INVALID_OPTIONS, SESSION_BUSY…), or with `USER_ABORT` when the loop over the
+   * events stopped before the last one. It settles only as the events are read.
+   */
+  readonly result: Promise<RunResult>;
 }
 
 /** What a run is started with, after the options were checked. */
@@ -99,9 +112,11 @@ export interface RunPlacement {
  * Exactly one `turn_end` comes last; the generator's return value is the run's result.
  * Invalid options throw an `AgentError` (`INVALID_OPTIONS`) at once, naming the option and how to fix it.
  */
-export function query(input: string, options: QueryOptions): QueryRun {
-  // A one-run session: the same engine, with empty queues.
-  return startRun(prepare(input, options), options);
+export function query<const Tools extends readonly AnyTool[] = readonly AnyTool[]>(input: string, options: QueryOptions<Tools>): QueryRun<ToolCallOf<Tools>> {
+  // A one-run session: the same engine, with empty queues. The engine holds the tools and hooks untyped.
+  const untyped = options as unknown as QueryOptions;
+  if (untyped && typeof untyped === "object") checkOptionNames(untyped, QUERY_OPTION_NAMES, "query()");
+  return startRun(prepare(input, untyped), untyped) as QueryRun<ToolCallOf<Tools>>;
 }
 
 /** How a run is tied to what started it (a session's inbox, a parent run). */
@@ -121,9 +136,10 @@ export type EngineActor = Actor<typeof engineMachine>;
 
 /** Starts a prepared run as a QueryRun; nothing happens until the first next(). */
 export function startRun(prepared: PreparedRun, options: QueryOptions, lifecycle: RunLifecycle = {}): QueryRun {
-  const control: { abort?: () => void; aborted: boolean } = { aborted: false };
+  const result = returned<RunResult>();
+  const control: RunControl = { aborted: false, finished: result.resolve };
   const generator = runEngine(prepared, options, control, lifecycle) as QueryRun;
-  Object.defineProperty(generator, "sessionId", { value: prepared.input.sessionId, enumerable: true });
+  withResult(generator, prepared.input.sessionId, result);
   generator.abort = () => {
     control.aborted = true;
     control.abort?.();
@@ -131,10 +147,24 @@ export function startRun(prepared: PreparedRun, options: QueryOptions, lifecycle
   return generator;
 }
 
+/** How a QueryRun and its generator talk: the abort it asks for, the result once the last event is known. */
+interface RunControl {
+  abort?: () => void;
+  aborted: boolean;
+  finished: (result: RunResult) => void;
+}
+
+/** Gives a run's generator its `sessionId` and its `result` (settled as the generator ends, see QueryRun.result). */
+export function withResult(generator: QueryRun, sessionId: string, result = returned<RunResult>()): void {
+  Object.defineProperty(generator, "sessionId", { value: sessionId, enumerable: true });
+  Object.defineProperty(generator, "result", { value: result.promise, enumerable: true });
+  settleOnReturn(generator, result, () => new AgentError("USER_ABORT", `run ${sessionId} was stopped before its last event (the loop over its events ended early), so it has no result; it ended user_abort`));
+}
+
 async function* runEngine(
   prepared: PreparedRun,
   options: QueryOptions,
-  control: { abort?: () => void; aborted: boolean },
+  control: RunControl,
   lifecycle: RunLifecycle,
 ): AsyncGenerator<AgentEvent, RunResult, undefined> {
   const refusal = lifecycle.refuse?.();
@@ -289,8 +319,7 @@ async function* runEngine(
     await store.save(storedRunOf(context, prepared.settings, trace?.nextSeq() ?? 0, Date.now()));
     settle(event);
     inspected?.end();
-    yield event;
-    return {
+    const result: RunResult = {
       status: "suspended",
       runId: event.runId,
       pending: event.pending,
@@ -301,6 +330,9 @@ async function* runEngine(
       turns: context.turn,
       toolCalls: context.toolCallCount,
     };
+    control.finished(result);
+    yield event;
+    return result;
   }
 
   try {
@@ -348,9 +380,8 @@ async function* runEngine(
     settle();
     inspected?.publish(turnEnd);
     inspected?.end();
-    yield turnEnd;
     const messages: Message[] = context.messages.filter((m) => m.role !== "system");
-    return {
+    const result: RunResult = {
       status: "completed",
       reason,
       text: context.outcome.finalText,
@@ -361,6 +392,10 @@ async function* runEngine(
       toolCalls: context.toolCallCount,
       ...(error ? { error } : {}),
     };
+    // Known before the last event is yielded: `run.result` settles even when the caller breaks out at turn_end.
+    control.finished(result);
+    yield turnEnd;
+    return result;
   } finally {
     catchUp();
     await release?.();

@@ -1,10 +1,11 @@
 import { resolve } from "node:path";
 import { AgentError } from "./errors/agent-error.js";
 import type { AgentEvent, RunResult } from "./events.js";
-import type { QueryOptions } from "./options.js";
+import { checkOptionNames, QUERY_OPTION_NAMES, type QueryOptions } from "./options.js";
 import { createPermissionPolicy } from "./permissions/policy.js";
 import type { PermissionAnswer, PermissionOptions } from "./permissions/types.js";
-import { prepare, startRun, type PreparedRun, type QueryRun, type RunLifecycle } from "./query.js";
+import { prepare, startRun, withResult, type PreparedRun, type QueryRun, type RunLifecycle } from "./query.js";
+import { returned } from "./util/returned.js";
 import type { Inbox } from "./machine/context.js";
 import { fileRunStore } from "./durable/file-run-store.js";
 import type { RunStore, StoredRun } from "./durable/run-store.js";
@@ -21,6 +22,7 @@ export interface ResumeOptions extends Partial<Omit<QueryOptions, "model" | "ses
 }
 
 const ANSWERS: readonly string[] = ["allow", "deny", "allow_always"];
+const RESUME_OPTION_NAMES: readonly string[] = [...QUERY_OPTION_NAMES.filter((name) => name !== "sessionId"), "answers", "answeredBy"];
 
 /**
  * Continues the suspended run of `sessionId` (docs/durable.md): the machine re-enters ask_permission with the stored
@@ -30,14 +32,22 @@ const ANSWERS: readonly string[] = ["allow", "deny", "allow_always"];
  * trusted), `INVALID_OPTIONS` (an answer for a call that is not pending).
  */
 export function resume(sessionId: string, options: ResumeOptions): QueryRun {
-  return resumeRun(sessionId, options);
+  return resumeRun(sessionId, options, {}, undefined, undefined, RESUME_OPTION_NAMES);
 }
 
 /** resume() as a session uses it: tied to the session's lifecycle, with messages it queued meanwhile. */
-export function resumeRun(sessionId: string, options: ResumeOptions, lifecycle: RunLifecycle = {}, queued?: () => Inbox, host?: (prepared: PreparedRun) => void): QueryRun {
-  const control: { inner?: QueryRun; aborted: boolean } = { aborted: false };
-  const generator = run(sessionId, options, control, lifecycle, queued, host) as QueryRun;
-  Object.defineProperty(generator, "sessionId", { value: sessionId, enumerable: true });
+export function resumeRun(
+  sessionId: string,
+  options: ResumeOptions,
+  lifecycle: RunLifecycle = {},
+  queued?: () => Inbox,
+  host?: (prepared: PreparedRun) => void,
+  optionNames?: readonly string[],
+): QueryRun {
+  const result = returned<RunResult>();
+  const control: ResumeControl = { aborted: false, finished: result.resolve };
+  const generator = run(sessionId, options, control, lifecycle, queued, host, optionNames) as QueryRun;
+  withResult(generator, sessionId, result);
   generator.abort = () => {
     control.aborted = true;
     control.inner?.abort();
@@ -45,13 +55,20 @@ export function resumeRun(sessionId: string, options: ResumeOptions, lifecycle: 
   return generator;
 }
 
+interface ResumeControl {
+  inner?: QueryRun;
+  aborted: boolean;
+  finished: (result: RunResult) => void;
+}
+
 async function* run(
   sessionId: string,
   options: ResumeOptions,
-  control: { inner?: QueryRun; aborted: boolean },
+  control: ResumeControl,
   lifecycle: RunLifecycle,
   queued: (() => Inbox) | undefined,
-  host?: (prepared: PreparedRun) => void,
+  host: ((prepared: PreparedRun) => void) | undefined,
+  optionNames: readonly string[] | undefined,
 ): AsyncGenerator<AgentEvent, RunResult, undefined> {
   const fail = (message: string) => new AgentError("INVALID_OPTIONS", message);
   if (typeof sessionId !== "string") throw fail("resume(sessionId, options): sessionId must be a string");
@@ -61,6 +78,8 @@ async function* run(
     throw fail(`resume(sessionId, options): ${(error as Error).message}`);
   }
   if (!options || typeof options !== "object") throw fail("resume(sessionId, options): options are required, at least { model }");
+  // A session's resume passes its own options on (its queue modes among them): only resume() itself is checked.
+  if (optionNames) checkOptionNames(options, optionNames, "resume()", { sessionId: "the session to resume is resume()'s first argument, resume(sessionId, options)" });
   const answers = options.answers ?? {};
   if (answers === null || typeof answers !== "object" || Array.isArray(answers)) throw fail('options.answers must be { [callId]: "allow" | "deny" | "allow_always" }');
   for (const [id, answer] of Object.entries(answers)) {
@@ -120,6 +139,8 @@ async function* run(
     host?.(prepared);
     const inner = startRun(prepared, queryOptions, lifecycle);
     control.inner = inner;
+    // The resumed run's result is known at its last event, as a query's is (QueryRun.result).
+    inner.result.then(control.finished, () => undefined);
     handedOver = true;
     if (control.aborted) inner.abort();
     return yield* inner;
@@ -174,7 +195,7 @@ function prepareResumed(stored: StoredRun, options: ResumeOptions, cwd: string) 
 async function nextSeqOf(file: string, sessionId: string, known: number): Promise<number> {
   let next = known;
   try {
-    for await (const line of readTrace(file, { sessionId, onWarning: () => undefined })) next = Math.max(next, line.seq + 1);
+    for await (const line of readTrace(file, { sessionId, onWarning: () => undefined, unknownKinds: true })) next = Math.max(next, line.seq + 1);
   } catch {
     // no trace, or one that can't be read: the checkpoint's seq
   }

@@ -1,17 +1,18 @@
 import { randomUUID } from "node:crypto";
 import { AgentError } from "./errors/agent-error.js";
-import type { UserMessage } from "./models/messages.js";
-import type { QueueMode, SessionOptions } from "./options.js";
+import type { ToolCall, UserMessage } from "./models/messages.js";
+import type { AnyTool, ToolCallOf } from "./tools/define-tool.js";
+import { checkOptionNames, SESSION_OPTION_NAMES, type QueueMode, type SessionOptions } from "./options.js";
 import type { PendingCall } from "./machine/context.js";
 import type { PermissionAnswer } from "./permissions/types.js";
-import { prepare, startRun, type EngineActor, type QueryRun, type RunLifecycle } from "./query.js";
+import { prepare, startRun, withResult, type EngineActor, type QueryRun, type RunLifecycle } from "./query.js";
 import { resumeRun } from "./resume.js";
 
 /** A conversation across runs, with the two queues of the two-level loop. */
-export interface Session {
+export interface Session<Call extends ToolCall = ToolCall> {
   readonly sessionId: string;
   /** Runs the agent on `input`, continuing the conversation. Refused (`SESSION_BUSY`) while another run is active. */
-  query(input: string): QueryRun;
+  query(input: string): QueryRun<Call>;
   /** Queues a message that enters before the next model call, after the current tool batch has finished. */
   steer(message: string | UserMessage): void;
   /** Queues a message that runs only when the agent would otherwise stop. */
@@ -27,7 +28,7 @@ export interface Session {
    * Messages queued while it was suspended go to it, after those it kept. Refused (`SESSION_BUSY`) while a run is
    * active; `RUN_NOT_FOUND` when nothing is suspended.
    */
-  resume(answers?: Readonly<Record<string, PermissionAnswer>>, options?: { answeredBy?: string }): QueryRun;
+  resume(answers?: Readonly<Record<string, PermissionAnswer>>, options?: { answeredBy?: string }): QueryRun<Call>;
 }
 
 const MODES: readonly QueueMode[] = ["one-at-a-time", "all"];
@@ -37,7 +38,13 @@ const MODES: readonly QueueMode[] = ["one-at-a-time", "all"];
  * during a run the engine does (a queued message is sent to it), and when the run ends the messages it did not take
  * come back to the session, in order: an aborted run loses none and delivers none twice.
  */
-export function createSession(options: SessionOptions): Session {
+export function createSession<const Tools extends readonly AnyTool[] = readonly AnyTool[]>(typed: SessionOptions<Tools>): Session<ToolCallOf<Tools>> {
+  // The engine holds the tools and hooks untyped; the session's runs are typed by them again (QueryRun<Call>).
+  return openSession(typed as unknown as SessionOptions) as unknown as Session<ToolCallOf<Tools>>;
+}
+
+function openSession(options: SessionOptions): Session {
+  if (options && typeof options === "object") checkOptionNames(options, SESSION_OPTION_NAMES, "createSession()");
   for (const key of ["steeringMode", "followUpMode"] as const) {
     const mode = options[key];
     if (mode !== undefined && !MODES.includes(mode)) {
@@ -131,7 +138,7 @@ function refusedRun(sessionId: string, error: AgentError): QueryRun {
   const generator = (async function* () {
     throw error;
   })() as unknown as QueryRun;
-  Object.defineProperty(generator, "sessionId", { value: sessionId, enumerable: true });
+  withResult(generator, sessionId);
   generator.abort = () => undefined;
   return generator;
 }

@@ -1,9 +1,10 @@
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { engineMachine } from "../src/index.js";
 import { machineChart } from "../src/inspect/chart.js";
+import { compileStrict } from "./support/compile.js";
 
 const root = join(import.meta.dirname, "..");
 
@@ -11,6 +12,31 @@ const root = join(import.meta.dirname, "..");
 function examples(file: string): string[] {
   const text = readFileSync(join(root, file), "utf8");
   return [...text.matchAll(/```js example\n([\s\S]*?)```/g)].map((m) => m[1]);
+}
+
+const DOCS = ["README.md", ...readdirSync(join(root, "docs")).filter((f) => f.endsWith(".md")).sort().map((f) => `docs/${f}`)];
+const NOT_COMPILED = /<!-- not compiled: (.+?) -->\n$/;
+
+/**
+ * Every ```ts and ```js block of the README and docs/*.md, as a module file named after where it is (js blocks are
+ * checked as JavaScript), except a block right after `<!-- not compiled: <reason> -->` (a signature, a fragment of
+ * another project…).
+ */
+function codeBlocks(): { sources: Record<string, string>; skipped: Array<{ block: string; reason: string }> } {
+  const sources: Record<string, string> = {};
+  const skipped: Array<{ block: string; reason: string }> = [];
+  for (const file of DOCS) {
+    const text = readFileSync(join(root, file), "utf8");
+    for (const m of text.matchAll(/```(ts|js)( example)?\n([\s\S]*?)```/g)) {
+      const line = text.slice(0, m.index).split("\n").length;
+      const block = `${file.replace(/[/.]/g, "_")}_line${line}.${m[1] === "ts" ? "ts" : "mjs"}`;
+      const reason = NOT_COMPILED.exec(text.slice(0, m.index));
+      if (reason) skipped.push({ block, reason: reason[1] });
+      // A block with no import is a module too (top-level await, names of its own).
+      else sources[block] = /^\s*(import|export) /m.test(m[3]) ? m[3] : `export {};\n${m[3]}`;
+    }
+  }
+  return { sources, skipped };
 }
 
 /** Runs an example as a user would: a module inside the package folder, so `from "statecraft"` is the built package. */
@@ -90,4 +116,12 @@ describe("docs", () => {
     expect(subagents).toContain("subagent (depth 1) ended final_answer");
     expect(subagents.trim().endsWith("final_answer")).toBe(true);
   });
+
+  it("every ts and js block of the README and docs/*.md compiles under strict TypeScript (unless marked, with a reason)", () => {
+    const { sources, skipped } = codeBlocks();
+    expect(Object.keys(sources).length).toBeGreaterThan(20);
+    for (const { block, reason } of skipped) expect(reason.length, `${block}: say why it is not compiled`).toBeGreaterThan(10);
+    const { output } = compileStrict(sources);
+    expect(output).toBe("");
+  }, 180_000);
 });

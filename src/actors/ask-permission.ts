@@ -41,7 +41,8 @@ export type PermissionStep =
    */
   | { toolCallId: string; kind: "suspended"; reason: string; input: unknown };
 
-const ANSWERS: readonly AskAnswer[] = ["allow", "deny", "allow_always", "suspend"];
+const ANSWERS: readonly string[] = ["allow", "deny", "allow_always", "suspend"] satisfies AskAnswer[];
+const isAskAnswer = (answer: unknown): answer is AskAnswer => typeof answer === "string" && ANSWERS.includes(answer);
 
 /**
  * Decides every call of a response before any of them runs (execute_tool decides each again as it starts), in call order: `beforeToolCall` first (block, or edit the
@@ -133,7 +134,7 @@ async function decide(
     report({ type: "permission.asked", call, reason: verdict.reason });
     const onAsk = input.onAsk;
     const answer = await abortable(Promise.resolve(onAsk({ call: { id: call.id, name: call.name, input: call.input }, reason: verdict.reason, signal })), signal);
-    if (!ANSWERS.includes(answer)) {
+    if (!isAskAnswer(answer)) {
       throw new AgentError(
         "HOOK_FAILED",
         `permissions.onAsk answered ${JSON.stringify(answer)} for ${call.name}; it must answer "allow", "deny", "allow_always" or "suspend"`,

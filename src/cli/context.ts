@@ -30,7 +30,8 @@ export interface OutputSetup {
 
 /**
  * Colours for stdout and stderr (each on only for a terminal, off with NO_COLOR or --no-color) and the logger (level
- * from --log-level or STATECRAFT_LOG_LEVEL), which runs pass on to the engine.
+ * from --log-level or STATECRAFT_LOG_LEVEL, then JSON lines; else warnings and errors only, as text), which runs pass
+ * on to the engine.
  */
 export function setupOutput(io: CliIO, flags: { logLevel?: string; color?: boolean }): OutputSetup {
   const level = resolveLogLevel(flags.logLevel, io.env);
@@ -38,6 +39,7 @@ export function setupOutput(io: CliIO, flags: { logLevel?: string; color?: boole
   return {
     out: createStyle(colorsEnabled(io.stdout, io.env, noColor)),
     err: createStyle(colorsEnabled(io.stderr, io.env, noColor)),
-    logger: createLogger(level),
+    // Logs asked for (a level given) are JSON lines; at the default level only problems reach stderr, as sentences.
+    logger: createLogger(level, 2, flags.logLevel !== undefined || (io.env.STATECRAFT_LOG_LEVEL ?? "") !== "" ? "json" : "text"),
   };
 }

@@ -1,5 +1,6 @@
 import { AgentError } from "../errors/agent-error.js";
 import type { Model } from "../models/model.js";
+import { blockedPort, blockedPortMessage } from "../models/openai/blocked-ports.js";
 import { openaiModel } from "../models/openai/index.js";
 import { scriptedModel } from "../models/scripted.js";
 import type { ModelChoice } from "./config.js";
@@ -48,6 +49,9 @@ export async function createModel(choice: ModelChoice, logger: Logger): Promise<
     if (choice.kind === "script") {
       return { model: scriptedModel.fromFile(choice.file), description: `script ${choice.file}` };
     }
+    // A port fetch refuses fails every request the same way: said once, before anything is asked of the server.
+    const refused = choice.baseURL !== undefined ? blockedPort(choice.baseURL) : undefined;
+    if (refused !== undefined) throw new UsageError(blockedPortMessage(choice.baseURL!, refused, "--base-url (or OPENAI_BASE_URL, or baseUrl in the config)"));
     let name = choice.model;
     let discovered: string | undefined;
     if (name === undefined && choice.baseURL !== undefined) {
@@ -56,7 +60,9 @@ export async function createModel(choice: ModelChoice, logger: Logger): Promise<
         name = discovered;
         logger.info({ model: name, baseURL: choice.baseURL }, "no model named; using the server's first model");
       } else {
-        logger.warn({ model: DEFAULT_OPENAI_MODEL, baseURL: choice.baseURL }, "no model named and the server lists none; trying the default (set STATECRAFT_MODEL)");
+        // An operational note, not a warning on stderr: the header line says which model is used and why, and if the
+        // server can't be reached the run's one error says so.
+        logger.info({ model: DEFAULT_OPENAI_MODEL, baseURL: choice.baseURL }, "no model named and the server lists none; trying the default (set STATECRAFT_MODEL)");
       }
     }
     const defaulted = name === undefined;

@@ -8,7 +8,7 @@ import { planCompaction, SUMMARY_PREFIX } from "../compaction/compact.js";
 import { DEFAULT_KEEP_RECENT_TOKENS, type QueryOptions } from "../options.js";
 import { prepare, startRun, type QueryRun } from "../query.js";
 import { secretValues } from "../record/redact.js";
-import type { TraceLine } from "../record/format.js";
+import type { AnyTraceLine } from "../record/format.js";
 import { analyseRun, compactionsIn, compactionSummaries, detailsOf, isState, type RecordedBatch, type RecordedResponse, type RecordedRun } from "./recording.js";
 import { splitRuns, type ForkPoint, type TraceSession } from "./session.js";
 import { historyForModel, loadTranscript, transcriptPath } from "../record/transcript.js";
@@ -35,7 +35,7 @@ export interface ForkStart {
   /** The run the point is in (1-based). */
   run: number;
   /** The line at the point. */
-  line: TraceLine;
+  line: AnyTraceLine;
 }
 
 /**
@@ -149,7 +149,7 @@ function definedOnly<T extends object>(value: T): Partial<T> {
 /** What rebuilding a session's conversation needs besides one run's lines. */
 interface Rebuild {
   session: TraceSession;
-  runs: TraceLine[][];
+  runs: AnyTraceLine[][];
   /** Every compaction's summary in the session, in order (undefined where none is known). */
   summaries: Array<string | undefined>;
   /** How many compactions the runs before this one had. */
@@ -201,7 +201,7 @@ function walk(rebuild: Rebuild, run: RecordedRun, initial: Message[], index: num
   let open: { batch: RecordedBatch; at: number; response: RecordedResponse } | undefined;
   const batches = new Map(run.batches.map((b) => [b.seq, b]));
   let streamed = false;
-  let previousState: TraceLine | undefined;
+  let previousState: AnyTraceLine | undefined;
   for (let i = 0; i <= index; i++) {
     const line = run.lines[i];
     if (!isState(line)) continue;
@@ -269,7 +269,7 @@ function compacted(messages: Message[], summary: string, keep: number): Message[
 }
 
 /** How many recent tokens a compaction kept: keepRecentTokens, or less after a context overflow (half the window). */
-function keepFor(run: RecordedRun, before: TraceLine | undefined): number {
+function keepFor(run: RecordedRun, before: AnyTraceLine | undefined): number {
   const o = run.options;
   const keep = o?.keepRecentTokens ?? DEFAULT_KEEP_RECENT_TOKENS;
   // The build before this call followed a recover that handled an overflow.
@@ -286,7 +286,7 @@ function keepFor(run: RecordedRun, before: TraceLine | undefined): number {
 const PARTIAL_TEXT = "(text streamed before the request failed; not in the trace)";
 
 /** The queued messages a call_model line says the run took in just before the call. */
-function claimedBy(line: TraceLine | undefined): string[] {
+function claimedBy(line: AnyTraceLine | undefined): string[] {
   const claimed = line ? (detailsOf(line).claimed as { messages?: unknown } | undefined) : undefined;
   return Array.isArray(claimed?.messages) ? claimed.messages.filter((m): m is string => typeof m === "string") : [];
 }

@@ -1,4 +1,4 @@
-import type { TraceLine } from "../record/format.js";
+import type { AnyTraceLine } from "../record/format.js";
 
 /**
  * A session's lines as one story across the gaps of a durable run (docs/durable.md). A process that died went on
@@ -6,7 +6,7 @@ import type { TraceLine } from "../record/format.js";
  * so those lines are not part of the story: the `resumed` line of a recovered run names the checkpoint's seq
  * (`checkpoint`), and the lines from it up to the `resumed` line are dropped.
  */
-export function liveLines(lines: readonly TraceLine[]): TraceLine[] {
+export function liveLines(lines: readonly AnyTraceLine[]): AnyTraceLine[] {
   const dead: Array<[number, number]> = [];
   for (const line of lines) {
     const checkpoint = (line as { checkpoint?: unknown }).checkpoint;
@@ -20,9 +20,9 @@ export function liveLines(lines: readonly TraceLine[]): TraceLine[] {
  * Marks, in live lines, the state line by which a resumed run re-enters the state it stopped in (`suspended` …
  * `resumed`, or a crash and its `resumed`, then that state again), which a run never stopped enters once.
  */
-export function reentries(lines: readonly TraceLine[]): Set<TraceLine> {
-  const out = new Set<TraceLine>();
-  let lastState: TraceLine | undefined;
+export function reentries(lines: readonly AnyTraceLine[]): Set<AnyTraceLine> {
+  const out = new Set<AnyTraceLine>();
+  let lastState: AnyTraceLine | undefined;
   let reentering = false;
   for (const line of lines) {
     if (line.kind === "resumed") reentering = true;
@@ -42,10 +42,10 @@ export function reentries(lines: readonly TraceLine[]): Set<TraceLine> {
  * (the dead process never reached the line after the batch that would have had them): they go on to the next state
  * line, where a run never stopped reports them, ahead of that line's own.
  */
-export function withoutGaps(lines: readonly TraceLine[]): TraceLine[] {
+export function withoutGaps(lines: readonly AnyTraceLine[]): AnyTraceLine[] {
   const live = liveLines(lines);
   const repeated = reentries(live);
-  const out: TraceLine[] = [];
+  const out: AnyTraceLine[] = [];
   let carried: unknown[] = [];
   for (const line of live) {
     const details = (line as { details?: { results?: unknown } }).details;
@@ -55,7 +55,7 @@ export function withoutGaps(lines: readonly TraceLine[]): TraceLine[] {
     }
     if (carried.length > 0 && line.kind === "state") {
       const own = Array.isArray(details?.results) ? details.results : [];
-      out.push({ ...line, details: { ...details, results: [...carried, ...own] } } as TraceLine);
+      out.push({ ...line, details: { ...details, results: [...carried, ...own] } } as AnyTraceLine);
       carried = [];
       continue;
     }

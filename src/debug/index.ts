@@ -3,8 +3,27 @@
  * regression case. `statecraft` re-exports the same names, so code written against the main entry keeps working.
  * (The `statecraft trace` commands live in src/cli/commands/trace-actions.ts, loaded by the command line only.)
  */
-export { TRACE_VERSION, type TraceLine, type StateTraceLine, type RetryTraceLine } from "../record/format.js";
+export {
+  TRACE_VERSION,
+  TRACE_LINE_KINDS,
+  isKnownTraceLine,
+  isUnknownTraceLine,
+  type TraceLine,
+  type TraceLineBase,
+  type StateTraceLine,
+  type StateDetails,
+  type CommonDetails,
+  type TracedResponse,
+  type TracedToolResult,
+  type RetryTraceLine,
+  type CompactionTraceLine,
+  type SuspendedTraceLine,
+  type ResumedTraceLine,
+  type UnknownTraceLine,
+  type AnyTraceLine,
+} from "../record/format.js";
 export { readTrace, type ReadTraceOptions } from "../record/reader.js";
+export type { RecordedResponse, RecordedRawCall } from "./recording.js";
 export {
   loadSession,
   lastSessionId,

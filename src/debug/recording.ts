@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import type { ErrorInfo } from "../errors/agent-error.js";
 import { ENGINE_STATES } from "../machine/states.js";
-import type { StateTraceLine, TraceLine } from "../record/format.js";
+import type { StateTraceLine, AnyTraceLine } from "../record/format.js";
 import { transcriptPath } from "../record/transcript.js";
 import { liveLines, reentries } from "./gaps.js";
 
@@ -136,14 +136,14 @@ export interface RunProblem {
   kind: "missing" | "order" | "unknown_state" | "malformed" | "no_build_context" | "no_done" | "bad_options";
   message: string;
   /** The line found where `seq` was expected, if any. */
-  found?: TraceLine;
+  found?: AnyTraceLine;
 }
 
 /** One run of a session (its lines from seq 0 to done), analysed. */
 export interface RecordedRun {
   /** 0-based position of the run in its session. */
   index: number;
-  lines: TraceLine[];
+  lines: AnyTraceLine[];
   build?: StateTraceLine;
   input: string;
   options?: RecordedOptions;
@@ -157,15 +157,15 @@ export interface RecordedRun {
 const STATES: ReadonlySet<string> = new Set(ENGINE_STATES);
 const MODEL_STATES: ReadonlySet<string> = new Set(["call_model", "stream_text"]);
 
-export const detailsOf = (line: TraceLine): Record<string, unknown> =>
+export const detailsOf = (line: AnyTraceLine): Record<string, unknown> =>
   ((line as { details?: unknown }).details as Record<string, unknown> | undefined) ?? {};
 
-export function isState(line: TraceLine | undefined, state?: string): line is StateTraceLine {
+export function isState(line: AnyTraceLine | undefined, state?: string): line is StateTraceLine {
   return !!line && line.kind === "state" && (state === undefined || (line as StateTraceLine).state === state);
 }
 
 /** Reads a run's lines (in file order) into model calls, tool batches and the run's options; notes the first problem. */
-export function analyseRun(lines: TraceLine[], index = 0): RecordedRun {
+export function analyseRun(lines: AnyTraceLine[], index = 0): RecordedRun {
   const run: RecordedRun = { index, lines, input: "", modelCalls: [], batches: [] };
   run.problem = structuralProblem(lines);
   const first = lines[0];
@@ -302,7 +302,7 @@ export function analyseRun(lines: TraceLine[], index = 0): RecordedRun {
  * The first place a run's lines stop reading as a run: it must start with build_context at seq 0, number its lines
  * 0, 1, 2… in file order, name only known states, and end with done.
  */
-function structuralProblem(lines: readonly TraceLine[]): RunProblem | undefined {
+function structuralProblem(lines: readonly AnyTraceLine[]): RunProblem | undefined {
   const first = lines[0];
   if (!first || first.seq !== 0 || !isState(first, "build_context")) {
     return { seq: 0, kind: "no_build_context", message: "the run does not start with a build_context line at seq 0", ...(first ? { found: first } : {}) };
@@ -424,7 +424,7 @@ export function readError(value: unknown): ErrorInfo | undefined {
 }
 
 /** The number of compactions a run's lines record (call_model lines with `compaction`). */
-export function compactionsIn(lines: readonly TraceLine[]): number {
+export function compactionsIn(lines: readonly AnyTraceLine[]): number {
   return lines.filter((l) => isState(l, "call_model") && detailsOf(l).compaction !== undefined).length;
 }
 
@@ -432,7 +432,7 @@ export function compactionsIn(lines: readonly TraceLine[]): number {
  * The summary of each compaction of a session, in order. The trace records that a compaction happened and its sizes;
  * the summary text is taken from the line when a writer put it there, else from the session's transcript.
  */
-export function compactionSummaries(lines: readonly TraceLine[], cwd: string | undefined, sessionId: string): Array<string | undefined> {
+export function compactionSummaries(lines: readonly AnyTraceLine[], cwd: string | undefined, sessionId: string): Array<string | undefined> {
   const fromTrace = lines
     .filter((l) => isState(l, "call_model") && detailsOf(l).compaction !== undefined)
     .map((l) => (detailsOf(l).compaction as { summary?: unknown }).summary)

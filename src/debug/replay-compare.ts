@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from "node:util";
 import { withoutGaps } from "./gaps.js";
 import type { RunUsage } from "../events.js";
-import { type TraceLine } from "../record/format.js";
+import { type AnyTraceLine } from "../record/format.js";
 import { analyseRun, detailsOf, isState, type RecordedRun } from "./recording.js";
 import { describeLine, excerpt } from "./timeline.js";
 import type { Divergence } from "./replay.js";
@@ -21,8 +21,10 @@ export function compareRun(run: RecordedRun, outcome: RunOutcome, runCount: numb
   ];
   if (run.problem) {
     const p = run.problem;
+    // An unknown state is named as recorded, in the message's one format; what is wrong with it is the reason.
+    const unknownState = (p.found as { state?: unknown } | undefined)?.state;
     const recorded =
-      p.kind === "missing" ? "(missing line)" : p.kind === "no_done" ? "(end of recording)" : p.kind === "unknown_state" ? `unknown state ${JSON.stringify((p.found as { state?: unknown } | undefined)?.state)}` : p.found ? labelOf(p.found) : "(missing line)";
+      p.kind === "missing" ? "(missing line)" : p.kind === "no_done" ? "(end of recording)" : p.kind === "unknown_state" ? (typeof unknownState === "string" ? unknownState : JSON.stringify(unknownState)) : p.found ? labelOf(p.found) : "(missing line)";
     const replayedLine = replayedAt(p.seq);
     const replayed = replayedLine ? labelOf(replayedLine) : outcome.lines.length ? "(end of run)" : "(not replayed)";
     return divergenceAt(p.seq, runNumber, recorded, replayed, `the trace can't be read as a run: ${p.message}`, [
@@ -84,17 +86,17 @@ export function divergenceAt(seq: number, run: number, recorded: string, replaye
   return { seq, run, recorded, replayed, message: `diverged at seq ${seq}: recorded ${recorded}, replayed ${replayed}`, reason, context };
 }
 
-function detailNote(first: { index: number; reason: string } | undefined, recorded: TraceLine[]): string[] {
+function detailNote(first: { index: number; reason: string } | undefined, recorded: AnyTraceLine[]): string[] {
   return first ? [`earlier, at seq ${recorded[first.index].seq}, the states matched but ${first.reason}`] : [];
 }
 
-function labelOf(line: TraceLine): string {
+function labelOf(line: AnyTraceLine): string {
   return isState(line) ? line.state : line.kind;
 }
 
-function contextOf(recorded: readonly TraceLine[], replayed: readonly TraceLine[], seq: number, count: number): string[] {
+function contextOf(recorded: readonly AnyTraceLine[], replayed: readonly AnyTraceLine[], seq: number, count: number): string[] {
   const out: string[] = [];
-  const window = (lines: readonly TraceLine[]) => lines.filter((l) => l.seq >= seq - count && l.seq <= seq);
+  const window = (lines: readonly AnyTraceLine[]) => lines.filter((l) => l.seq >= seq - count && l.seq <= seq);
   for (const line of window(recorded)) out.push(`recorded ${describeLine(line)}`);
   for (const line of window(replayed)) out.push(`replayed ${describeLine(line)}`);
   return out;
@@ -108,7 +110,7 @@ function refsOf(run: RecordedRun): Map<string, string> {
 }
 
 /** What of a line is compared: everything the engine decided, not times, durations or ids. */
-function normalise(line: TraceLine, refs: Map<string, string>): Record<string, unknown> {
+function normalise(line: AnyTraceLine, refs: Map<string, string>): Record<string, unknown> {
   const ref = (id: unknown) => (typeof id === "string" ? (refs.get(id) ?? "(unknown call)") : id);
   if (line.kind === "retry") {
     const r = line as unknown as { attempt?: unknown; delayMs?: unknown; error?: { code?: unknown; message?: unknown } };

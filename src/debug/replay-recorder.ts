@@ -1,10 +1,10 @@
 import type { EngineObserver, StateEntered } from "../machine/observe.js";
 import { TraceDetails } from "../record/details.js";
-import { TRACE_VERSION, type TraceLine } from "../record/format.js";
+import { TRACE_VERSION, type AnyTraceLine } from "../record/format.js";
 
 /** Writes the replayed run's lines the way the trace writer does (without a file), and follows its batches. */
 export class ReplayRecorder implements EngineObserver {
-  readonly lines: TraceLine[] = [];
+  readonly lines: AnyTraceLine[] = [];
   details = new TraceDetails({});
   /** The replay's call ids → the model call (index) and position in its response. */
   readonly calls = new Map<string, { callIndex: number; position: number }>();
@@ -17,7 +17,7 @@ export class ReplayRecorder implements EngineObserver {
 
   constructor(
     private readonly sessionId: string,
-    private readonly onLine: (line: TraceLine) => void,
+    private readonly onLine: (line: AnyTraceLine) => void,
     private readonly onFinished: () => void,
   ) {}
 
@@ -33,7 +33,7 @@ export class ReplayRecorder implements EngineObserver {
       state,
       turn: this.turn,
       details: this.details.of(entered),
-    } as TraceLine;
+    } as AnyTraceLine;
     this.lines.push(line);
     this.lastStateSeq = line.seq;
     if (state === "call_model") this.modelCallIndex++;
@@ -57,7 +57,7 @@ export class ReplayRecorder implements EngineObserver {
         attempt: event.attempt,
         delayMs: event.delayMs,
         error: event.error,
-      } as TraceLine;
+      } as AnyTraceLine;
       this.lines.push(line);
       this.onLine(line);
     } else if (event.type === "compaction") {
@@ -70,7 +70,7 @@ export class ReplayRecorder implements EngineObserver {
         turn: this.turn,
         tokensBefore: event.tokensBefore,
         tokensAfter: event.tokensAfter,
-      } as TraceLine;
+      } as AnyTraceLine;
       this.lines.push(line);
       this.onLine(line);
     } else if (event.type === "tool_result" && this.running.has(event.call.id)) {

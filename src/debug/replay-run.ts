@@ -15,7 +15,7 @@ import { prepare } from "../query.js";
 import { defineTool, type AnyTool, type ToolContext, type ToolOutput } from "../tools/define-tool.js";
 import { checkSessionId } from "../record/transcript.js";
 import { TraceDetails } from "../record/details.js";
-import type { TraceLine } from "../record/format.js";
+import type { AnyTraceLine } from "../record/format.js";
 import {
   detailsOf,
   isState,
@@ -33,7 +33,7 @@ import { stopPlan, type StopPlan } from "./replay-stop.js";
 
 /** What one replayed run produced. */
 export interface RunOutcome {
-  lines: TraceLine[];
+  lines: AnyTraceLine[];
   /** Things the stand-ins noticed (a call the recording never made, a crash): context for a divergence. */
   notes: string[];
   /** Why the run could not be replayed at all. */
@@ -270,7 +270,7 @@ class RunReplay {
     return undefined;
   }
 
-  private nextRecordedState(seq: number): TraceLine | undefined {
+  private nextRecordedState(seq: number): AnyTraceLine | undefined {
     return this.recording.lines.slice(seq + 1).find((l) => l.kind === "state");
   }
 
@@ -440,7 +440,7 @@ class RunReplay {
 
   // ——— stops from outside ———
 
-  private afterLine(line: TraceLine): void {
+  private afterLine(line: AnyTraceLine): void {
     if (isState(line, "call_model")) {
       for (const m of this.queued.get(this.recorder.modelCallIndex) ?? []) {
         this.actor?.send({ type: m.source === "steering" ? "inbox.steer" : "inbox.followUp", message: { role: "user", content: m.content } });

@@ -1,4 +1,4 @@
-import type { TraceLine } from "../record/format.js";
+import type { AnyTraceLine } from "../record/format.js";
 import { analyseRun, compactionsIn, compactionSummaries } from "./recording.js";
 import { splitRuns, type TraceSession } from "./session.js";
 import { compareRun, divergenceAt } from "./replay-compare.js";
@@ -36,7 +36,7 @@ export interface ReplayResult {
   /** Lines of the recording. */
   lines: number;
   /** The lines the replay produced, per run, numbered like the recording's. */
-  replayed: TraceLine[][];
+  replayed: AnyTraceLine[][];
 }
 
 /**

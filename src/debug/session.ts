@@ -1,5 +1,5 @@
 import { AgentError } from "../errors/agent-error.js";
-import type { TraceLine } from "../record/format.js";
+import type { AnyTraceLine } from "../record/format.js";
 import { readTrace, type ReadTraceOptions } from "../record/reader.js";
 
 /** Where a forked session came from: the parent session and the seq of the parent's line it was forked at. */
@@ -17,7 +17,7 @@ export interface TraceSession {
   parentSession?: string;
   /** Set on a fork: where it was forked. */
   forkedAt?: ForkPoint;
-  lines: TraceLine[];
+  lines: AnyTraceLine[];
   /** The file the session was read from (a fork writes there by default). */
   file?: string;
 }
@@ -59,7 +59,7 @@ export async function loadSession(file: string, sessionId: string, options: Omit
   let id = sessionId;
   if (lines.length === 0) {
     const candidates = new Set<string>();
-    for await (const line of readTrace(file, { onWarning: () => {} })) if (line.sessionId.startsWith(sessionId)) candidates.add(line.sessionId);
+    for await (const line of readTrace(file, { onWarning: () => {}, unknownKinds: true })) if (line.sessionId.startsWith(sessionId)) candidates.add(line.sessionId);
     if (candidates.size === 0) {
       throw new AgentError("TRACE_SESSION_NOT_FOUND", `no session ${sessionId} in ${file}; \`statecraft trace list ${file}\` shows its sessions`);
     }
@@ -76,7 +76,7 @@ export async function loadSession(file: string, sessionId: string, options: Omit
 }
 
 /** A session object from lines already in memory (all of one session, in file order). */
-export function sessionOf(sessionId: string, lines: TraceLine[], file?: string): TraceSession {
+export function sessionOf(sessionId: string, lines: AnyTraceLine[], file?: string): TraceSession {
   const session: TraceSession = { sessionId, lines };
   const parent = lines.find((l) => typeof l.parentSession === "string")?.parentSession;
   if (parent !== undefined) session.parentSession = parent;
@@ -90,7 +90,7 @@ export function sessionOf(sessionId: string, lines: TraceLine[], file?: string):
 export async function lastSessionId(file: string, options: Omit<ReadTraceOptions, "sessionId"> = {}): Promise<string | undefined> {
   let last: string | undefined;
   let lastAny: string | undefined;
-  for await (const line of readTrace(file, options)) {
+  for await (const line of readTrace(file, { ...options, unknownKinds: true })) {
     lastAny = line.sessionId;
     if (line.seq === 0) last = line.sessionId;
   }
@@ -100,7 +100,7 @@ export async function lastSessionId(file: string, options: Omit<ReadTraceOptions
 /** One summary per session, in the order the sessions first appear. Memory grows with the number of sessions, not lines. */
 export async function summarizeSessions(file: string, options: Omit<ReadTraceOptions, "sessionId"> = {}): Promise<SessionSummary[]> {
   const sessions = new Map<string, Accumulator>();
-  for await (const line of readTrace(file, options)) {
+  for await (const line of readTrace(file, { ...options, unknownKinds: true })) {
     let acc = sessions.get(line.sessionId);
     if (!acc) {
       acc = newAccumulator(line);
@@ -115,8 +115,8 @@ export async function summarizeSessions(file: string, options: Omit<ReadTraceOpt
  * Splits a session's lines into runs. Every run numbers its lines from seq 0 (a chat session, or a session continued
  * with `sessionId`, has one run per request), so a line with seq 0 starts a new run.
  */
-export function splitRuns(lines: readonly TraceLine[]): TraceLine[][] {
-  const runs: TraceLine[][] = [];
+export function splitRuns(lines: readonly AnyTraceLine[]): AnyTraceLine[][] {
+  const runs: AnyTraceLine[][] = [];
   for (const line of lines) {
     if (line.seq === 0 || runs.length === 0) runs.push([]);
     runs[runs.length - 1].push(line);
@@ -124,9 +124,9 @@ export function splitRuns(lines: readonly TraceLine[]): TraceLine[][] {
   return runs;
 }
 
-async function collect(file: string, sessionId: string, options: Omit<ReadTraceOptions, "sessionId">): Promise<TraceLine[]> {
-  const lines: TraceLine[] = [];
-  for await (const line of readTrace(file, { ...options, sessionId })) lines.push(line);
+async function collect(file: string, sessionId: string, options: Omit<ReadTraceOptions, "sessionId">): Promise<AnyTraceLine[]> {
+  const lines: AnyTraceLine[] = [];
+  for await (const line of readTrace(file, { ...options, sessionId, unknownKinds: true })) lines.push(line);
   return lines;
 }
 
@@ -143,7 +143,7 @@ interface Accumulator {
   finishedMs: number;
 }
 
-function newAccumulator(line: TraceLine): Accumulator {
+function newAccumulator(line: AnyTraceLine): Accumulator {
   return {
     summary: {
       sessionId: line.sessionId,
@@ -162,7 +162,7 @@ function newAccumulator(line: TraceLine): Accumulator {
   };
 }
 
-function add(acc: Accumulator, line: TraceLine): void {
+function add(acc: Accumulator, line: AnyTraceLine): void {
   const s = acc.summary;
   s.lines++;
   if (line.time) s.endedAt = line.time;

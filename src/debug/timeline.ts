@@ -1,4 +1,4 @@
-import type { TraceLine } from "../record/format.js";
+import type { AnyTraceLine } from "../record/format.js";
 import { detailsOf, isState } from "./recording.js";
 import { splitRuns, type TraceSession } from "./session.js";
 
@@ -66,7 +66,7 @@ export function buildTimeline(session: TraceSession): SessionTimeline {
   };
 }
 
-function runTimeline(lines: TraceLine[], run: number): RunTimeline {
+function runTimeline(lines: AnyTraceLine[], run: number): RunTimeline {
   const start = timeOf(lines[0]);
   const entries: TimelineEntry[] = lines.map((line) => ({
     seq: line.seq,
@@ -91,7 +91,7 @@ function runTimeline(lines: TraceLine[], run: number): RunTimeline {
 }
 
 /** A one-line picture of a trace line: `seq 4 validate_tool (turn 1): call echo {"text":"x"}`. */
-export function describeLine(line: TraceLine): string {
+export function describeLine(line: AnyTraceLine): string {
   const name = isState(line) ? line.state : line.kind;
   const turn = typeof (line as { turn?: unknown }).turn === "number" ? ` (turn ${(line as { turn: number }).turn})` : "";
   const events = describeEvents(line);
@@ -99,7 +99,7 @@ export function describeLine(line: TraceLine): string {
 }
 
 /** A `suspended` or `resumed` line (docs/durable.md) in words. */
-function describeGap(line: TraceLine): string[] {
+function describeGap(line: AnyTraceLine): string[] {
   const g = line as unknown as { pending?: Array<{ callId?: string; name?: string }>; answers?: Record<string, string>; by?: string; answeredBy?: string; afterMs?: number; recovered?: boolean; interrupted?: string[] };
   if (line.kind === "suspended") {
     const calls = (g.pending ?? []).map((c) => `${c.name ?? "?"} ${c.callId ?? ""}`.trim());
@@ -120,7 +120,7 @@ function formatGap(ms: number): string {
 }
 
 /** What a line says happened, in words, one string per fact. */
-export function describeEvents(line: TraceLine): string[] {
+export function describeEvents(line: AnyTraceLine): string[] {
   const out: string[] = [];
   if (line.kind === "retry") {
     const r = line as unknown as { attempt?: number; delayMs?: number; error?: { code?: string; message?: string } };
@@ -195,7 +195,7 @@ export function describeEvents(line: TraceLine): string[] {
  * Where the time went: each line's state lasts until the next line. Model time is call_model and stream_text;
  * tool time execute_tool; human time ask_permission when a person was asked (a decision `by: "human"` follows).
  */
-export function timeSummary(lines: readonly TraceLine[]): TimeSummary {
+export function timeSummary(lines: readonly AnyTraceLine[]): TimeSummary {
   const summary: TimeSummary = { modelMs: 0, toolsMs: 0, humanMs: 0, otherMs: 0, totalMs: 0 };
   if (lines.length === 0) return summary;
   for (let i = 0; i < lines.length - 1; i++) {
@@ -212,7 +212,7 @@ export function timeSummary(lines: readonly TraceLine[]): TimeSummary {
 }
 
 /** Tokens the model reported for each turn (from each response's usage). */
-export function tokensPerTurn(lines: readonly TraceLine[]): TurnTokens[] {
+export function tokensPerTurn(lines: readonly AnyTraceLine[]): TurnTokens[] {
   const turns = new Map<number, TurnTokens>();
   for (const line of lines) {
     if (!isState(line)) continue;
@@ -261,14 +261,14 @@ export function formatTimeline(timeline: SessionTimeline): string {
   return out.join("\n");
 }
 
-function askedHuman(lines: readonly TraceLine[], index: number): boolean {
+function askedHuman(lines: readonly AnyTraceLine[], index: number): boolean {
   const next = lines[index + 1];
   if (!next) return false;
   const permissions = detailsOf(next).permissions;
   return Array.isArray(permissions) && (permissions as Array<{ by?: string }>).some((p) => p.by === "human");
 }
 
-function timeOf(line: TraceLine | undefined): number {
+function timeOf(line: AnyTraceLine | undefined): number {
   const t = line ? Date.parse(line.time) : NaN;
   return Number.isNaN(t) ? 0 : t;
 }

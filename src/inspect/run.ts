@@ -37,7 +37,7 @@ export interface InspectedRun {
 }
 
 /** What the inspector needs to know about a run when it starts. */
-export interface RunInfo {
+export interface InspectedRunInfo {
   sessionId: string;
   /** The user's input, shown with the run's name. */
   input?: string;
@@ -51,7 +51,7 @@ export interface RunInfo {
 /** Event types the observer delivers itself (the rest of AgentEvent comes only through `publish`). */
 const OBSERVED = new Set<AgentEvent["type"]>(["state", "text_delta", "thinking_delta", "retry", "tool_start", "tool_result", "permission_request"]);
 
-export function createInspectedRun(hub: InspectorHub, info: RunInfo, chartId: string): InspectedRun {
+export function createInspectedRun(hub: InspectorHub, info: InspectedRunInfo, chartId: string): InspectedRun {
   const { sessionId } = info;
   // Every record is redacted as the trace is (a page, or anyone who can reach the port, sees them); the run itself
   // goes on with the real values.

@@ -15,7 +15,7 @@ import { InspectorHub, type PageConnection } from "./hub.js";
 import { DEFAULT_MAX_BYTES } from "./record-store.js";
 import { checkAllowOrigins } from "./origins.js";
 import { isStatelyInspectionEvent } from "./protocol.js";
-import { createInspectedRun, type InspectedRun, type RunInfo } from "./run.js";
+import { createInspectedRun, type InspectedRun, type InspectedRunInfo } from "./run.js";
 import { sendTrace } from "./trace-file.js";
 
 export interface InspectorOptions {
@@ -53,7 +53,7 @@ export interface Inspector {
    */
   readonly inspect: InspectObserver;
   /** Starts showing an agent run; feed the returned handle what the run does. */
-  attach(run: RunInfo): InspectedRun;
+  attach(run: InspectedRunInfo): InspectedRun;
   /** `publish` of the run attached last (one is attached for it if there is none). */
   publish(event: AgentEvent): void;
   /** `requestPermission` of the run attached last (one is attached for it if there is none). */
@@ -227,7 +227,7 @@ export async function startInspector(options: InspectorOptions = {}): Promise<In
   const inspect = processInspector(hub);
   let lastRun: InspectedRun | undefined;
   let implicitRuns = 0;
-  const attach = (info: RunInfo): InspectedRun => {
+  const attach = (info: InspectedRunInfo): InspectedRun => {
     if (!info || typeof info.sessionId !== "string" || info.sessionId === "") {
       throw new AgentError("INVALID_OPTIONS", "inspector.attach needs the run's sessionId (a non-empty string)");
     }

@@ -2,11 +2,15 @@
  * The conversation as statecraft stores it: provider-agnostic messages. Providers map these to their wire format.
  */
 
-/** A tool call as the engine knows it: the id is the engine's own (never a server's "0" or ""). */
-export interface ToolCall {
+/**
+ * A tool call as the engine knows it: the id is the engine's own (never a server's "0" or ""). `Input` and `Name` are
+ * the tool's when the run's tools are known to the compiler (events and hooks of `query({ tools: [...] })`); the input
+ * is the one the tool's schema validated.
+ */
+export interface ToolCall<Input = unknown, Name extends string = string> {
   id: string;
-  name: string;
-  input: unknown;
+  name: Name;
+  input: Input;
   sessionId: string;
 }
 

@@ -32,8 +32,13 @@ export interface PermissionOptions {
   allow?: readonly string[];
   ask?: readonly string[];
   deny?: readonly string[];
-  /** Answers calls that must be asked; `"suspend"` stops the run at the question (resume() answers it later). */
-  onAsk?: (request: PermissionRequest) => Promise<AskAnswer> | AskAnswer;
+  /**
+   * Answers calls that must be asked; `"suspend"` stops the run at the question (resume() answers it later). An
+   * async answer is typed `string` too: TypeScript widens `async () => "allow"` to `Promise<string>` when the
+   * expected return type is a union (the literal is kept only for a plain Promise), so any other answer is refused
+   * at run time instead (the run ends naming it).
+   */
+  onAsk?: (request: PermissionRequest) => AskAnswer | Promise<AskAnswer | (string & {})>;
   /** What a question gets with no `onAsk`: `"deny"` (default) or `"suspend"` (the run waits for resume()). */
   whenUnanswered?: WhenUnanswered;
 }

@@ -1,7 +1,7 @@
 import { createReadStream, statSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { AgentError } from "../errors/agent-error.js";
-import { TRACE_VERSION, type TraceLine } from "./format.js";
+import { isUnknownTraceLine, TRACE_VERSION, type AnyTraceLine, type TraceLine, type UnknownTraceLine } from "./format.js";
 
 export interface ReadTraceOptions {
   /**
@@ -14,6 +14,11 @@ export interface ReadTraceOptions {
    * one session of a large file cheap.
    */
   sessionId?: string;
+  /**
+   * Keep lines of kinds this version does not know (written by a later one), typed `UnknownTraceLine`; default
+   * false: they are skipped, so that every line read is a `TraceLine` that narrows on `kind`.
+   */
+  unknownKinds?: boolean;
 }
 
 export const warnOnStderr = (message: string): void => {
@@ -25,9 +30,13 @@ export const warnOnStderr = (message: string): void => {
  * large trace is never held in memory). Many sessions may be interleaved in one file; `seq` numbers each session's
  * run. Lines of older format versions are accepted, unknown fields are kept and ignored. A torn last line (a crash
  * mid-write) is skipped with a warning; so is a damaged line elsewhere, naming its line number.
- * A missing file is an `AgentError` (`TRACE_NOT_FOUND`).
+ * A missing file is an `AgentError` (`TRACE_NOT_FOUND`). Lines of kinds this version does not know are skipped unless
+ * `unknownKinds: true` (then `isUnknownTraceLine(line)` tells them apart).
  */
-export async function* readTrace(file: string, options: ReadTraceOptions = {}): AsyncGenerator<TraceLine, void, undefined> {
+export function readTrace(file: string, options?: ReadTraceOptions & { unknownKinds?: false }): AsyncGenerator<TraceLine, void, undefined>;
+export function readTrace(file: string, options: ReadTraceOptions & { unknownKinds: true }): AsyncGenerator<AnyTraceLine, void, undefined>;
+export function readTrace(file: string, options?: ReadTraceOptions): AsyncGenerator<AnyTraceLine, void, undefined>;
+export async function* readTrace(file: string, options: ReadTraceOptions = {}): AsyncGenerator<AnyTraceLine, void, undefined> {
   const warn = options.onWarning ?? warnOnStderr;
   checkTraceFile(file);
   const stream = createReadStream(file, { encoding: "utf8", highWaterMark: 64 * 1024 });
@@ -59,6 +68,7 @@ export async function* readTrace(file: string, options: ReadTraceOptions = {}): 
         continue;
       }
       if (wanted !== undefined && line.sessionId !== options.sessionId) continue;
+      if (!options.unknownKinds && isUnknownTraceLine(line)) continue;
       if (line.v > TRACE_VERSION && !newerWarned) {
         newerWarned = true;
         warn(`${file}:${number}: written by a newer statecraft (trace format v${line.v}, this one reads up to v${TRACE_VERSION}); fields it does not know are ignored`);
@@ -84,7 +94,7 @@ export function checkTraceFile(file: string): void {
 }
 
 /** The value as a trace line when it has the fields every line carries; a missing `v` is the first version. */
-function asTraceLine(value: unknown): TraceLine | undefined {
+function asTraceLine(value: unknown): AnyTraceLine | undefined {
   if (value === null || typeof value !== "object" || Array.isArray(value)) return undefined;
   const line = value as Record<string, unknown>;
   if (typeof line.sessionId !== "string" || line.sessionId === "") return undefined;
@@ -93,13 +103,13 @@ function asTraceLine(value: unknown): TraceLine | undefined {
   if (line.v === undefined) line.v = 1;
   else if (typeof line.v !== "number") return undefined;
   if (typeof line.time !== "string") line.time = "";
-  return line as unknown as TraceLine;
+  return line as unknown as AnyTraceLine;
 }
 
 /**
  * Brings a line of an older format version to the current one. Version 1 is the first, so there is nothing to do
  * yet; a later version that renames or reshapes a field converts older lines here, so every reader sees one shape.
  */
-function upgrade(line: TraceLine): TraceLine {
+function upgrade<L extends TraceLine | UnknownTraceLine>(line: L): L {
   return line;
 }

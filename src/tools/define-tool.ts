@@ -1,4 +1,6 @@
+import type { FromSchema, JSONSchema } from "json-schema-to-ts";
 import { AgentError } from "../errors/agent-error.js";
+import type { ToolCall } from "../models/messages.js";
 import { compileInputValidator, type InputValidator } from "./validate.js";
 
 export type ToolRisk = "read" | "write" | "exec";
@@ -55,9 +57,9 @@ export interface RunInfo {
  */
 export type ToolOutput = string | { content: string; isError?: boolean; details?: Record<string, unknown> };
 
-export interface ToolConfig<Input = Record<string, unknown>> {
+export interface ToolConfig<Input = Record<string, unknown>, Name extends string = string> {
   /** Letters, digits, `_` and `-`, at most 64 characters (what model APIs accept). */
-  name: string;
+  name: Name;
   /** Written for the model: what the tool does and when to use it. */
   description: string;
   /** JSON Schema of the input object. */
@@ -81,7 +83,7 @@ export interface ToolConfig<Input = Record<string, unknown>> {
 }
 
 /** A tool ready for the engine: its config plus the compiled input validator. */
-export interface ToolDefinition<Input = Record<string, unknown>> extends ToolConfig<Input> {
+export interface ToolDefinition<Input = Record<string, unknown>, Name extends string = string> extends ToolConfig<Input, Name> {
   readonly executionMode: ToolExecutionMode;
   readonly maxOutputChars: number;
   readonly validateInput: InputValidator;
@@ -92,11 +94,33 @@ export interface ToolDefinition<Input = Record<string, unknown>> extends ToolCon
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyTool = ToolDefinition<any>;
 
+/** A JSON Schema literal of an object (written inline, or `as const`): what `defineTool` infers the input type from. */
+export type ObjectSchema = JSONSchema & { readonly type: "object" };
+
+/** The input type a JSON Schema describes (json-schema-to-ts's `FromSchema`). */
+export type SchemaInput<Schema> = Schema extends JSONSchema ? FromSchema<Schema> : never;
+
+/**
+ * The tool calls of a list of tools, one member per tool: `call.name === "x"` narrows `call.input` to tool x's input.
+ * A list whose members are not known one by one (`AnyTool[]`, e.g. `builtinTools()`) gives plain `ToolCall`.
+ */
+export type ToolCallOf<Tools extends readonly AnyTool[]> = number extends Tools["length"]
+  ? ToolCall
+  : { [K in keyof Tools]: Tools[K] extends ToolDefinition<infer Input, infer Name> ? ToolCall<0 extends 1 & Input ? unknown : Input, Name> : never }[number];
+
 export const DEFAULT_MAX_OUTPUT_CHARS = 30_000;
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
-/** Checks a tool's definition and compiles its schema once. Bad definitions throw `INVALID_TOOL` saying what to fix. */
-export function defineTool<Input = Record<string, unknown>>(config: ToolConfig<Input>): ToolDefinition<Input> {
+/**
+ * Checks a tool's definition and compiles its schema once. Bad definitions throw `INVALID_TOOL` saying what to fix.
+ * The input type comes from `inputSchema` when the schema is written inline (or `as const`); `defineTool<Input>(…)`
+ * names it instead (nothing checks that it matches the schema then).
+ */
+export function defineTool<const Schema extends ObjectSchema, const Name extends string>(
+  config: ToolConfig<SchemaInput<Schema>, Name> & { inputSchema: Schema },
+): ToolDefinition<SchemaInput<Schema>, Name>;
+export function defineTool<Input = Record<string, unknown>, const Name extends string = string>(config: ToolConfig<Input, Name>): ToolDefinition<Input, Name>;
+export function defineTool<Input>(config: ToolConfig<Input>): ToolDefinition<Input> {
   const name = (config as { name?: unknown }).name;
   if (typeof name !== "string" || !TOOL_NAME.test(name)) {
     throw new AgentError(

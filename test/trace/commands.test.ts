@@ -121,15 +121,40 @@ describe("statecraft trace replay", () => {
     expect(out.stdout).toContain(`  replayed seq ${ask} recover`);
   });
 
-  it("a trace that can't be read is exit 1, never a crash", async () => {
+  it("no such trace file or session is exit 2, as for every trace command, never a crash", async () => {
     writeFileSync(join(cwd, "junk.jsonl"), "not a trace\n{}\n");
     const junk = await traceCli(cwd, ["trace", "replay", "junk.jsonl"]);
-    expect(junk.code).toBe(1);
+    expect(junk.code).toBe(2);
     expect(junk.stderr).toContain("holds no sessions");
     const missing = await traceCli(cwd, ["trace", "replay", "missing.jsonl"]);
-    expect(missing.code).toBe(1);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain("does not exist");
     const json = await traceCli(cwd, ["trace", "replay", "--session", first, "--json"]);
     expect(JSON.parse(json.stdout)).toMatchObject({ identical: true, sessionId: first, runs: 1 });
+  });
+
+  it.each([
+    ["show", []],
+    ["replay", []],
+    ["script", []],
+    ["fork", ["--at", "1", "--model", "script:none.json"]],
+  ])("trace %s --session zzzz (no such session) exits 2 naming it", async (command, more) => {
+    const out = await traceCli(cwd, ["trace", command, "--session", "zzzz", ...more]);
+    expect(out.code).toBe(2);
+    expect(out.stderr).toContain("no session zzzz in");
+    expect(out.stdout).toBe("");
+  });
+
+  it("a recorded state the engine does not have: the divergence names it as recorded, the reason says why", async () => {
+    const lines = readLines(file).filter((l) => l.sessionId === first);
+    const at = lines.find((l) => stateOf(l) === "append_tool_result")!.seq;
+    (lines[at] as { state: string }).state = "no_such_state";
+    writeLines(join(cwd, "unknown-state.jsonl"), lines);
+    const out = await traceCli(cwd, ["trace", "replay", "unknown-state.jsonl"]);
+    expect(out.code).toBe(1);
+    const [message, reason] = out.stdout.split("\n");
+    expect(message).toBe(`diverged at seq ${at}: recorded no_such_state, replayed append_tool_result`);
+    expect(reason).toMatch(/^ {2}the trace can't be read as a run: unknown state "no_such_state" \(known: build_context, /);
   });
 });
 

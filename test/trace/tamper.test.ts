@@ -123,7 +123,8 @@ describe("a tampered recording diverges at the right seq", () => {
       (l[at] as { state: string }).state = "dance";
       return l;
     });
-    expect(result.divergence?.message).toBe(`diverged at seq ${at}: recorded unknown state "dance", replayed append_tool_result`);
+    expect(result.divergence?.message).toBe(`diverged at seq ${at}: recorded dance, replayed append_tool_result`);
+    expect(result.divergence?.reason).toMatch(/^the trace can't be read as a run: unknown state "dance" \(known: build_context, /);
   });
 
   it("no build_context line", async () => {

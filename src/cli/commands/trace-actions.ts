@@ -65,9 +65,12 @@ export function registerTraceCommands(program: Command, context: TraceCommandCon
     if (context.io || context.exitCode !== undefined) context.exitCode = code;
     else process.exitCode = code;
   };
-  /** Runs an action; a problem with what was asked (no such file or session, a bad seq) is a message and exit 2. */
+  /**
+   * Runs an action; a problem with what was asked (no such file or session, a bad seq) is a message and exit 2, the
+   * same for every trace command (a trace that holds the session but can't be read as a run is replay's divergence).
+   */
   const action =
-    <A extends unknown[]>(run: (io: IO, ...args: A) => Promise<number>, unreadable: number = EXIT_CODES.usage) =>
+    <A extends unknown[]>(run: (io: IO, ...args: A) => Promise<number>) =>
     async (...args: A) => {
       const streams = io();
       try {
@@ -75,7 +78,7 @@ export function registerTraceCommands(program: Command, context: TraceCommandCon
       } catch (error) {
         if (error instanceof AgentError || error instanceof UsageError) {
           streams.stderr.write(`statecraft: ${error.message.replace(/^statecraft: /, "")}\n`);
-          done(error instanceof AgentError && error.code.startsWith("TRACE_") ? unreadable : EXIT_CODES.usage);
+          done(EXIT_CODES.usage);
           return;
         }
         throw error;
@@ -151,7 +154,7 @@ export function registerTraceCommands(program: Command, context: TraceCommandCon
       [
         "",
         "Nothing runs for real: no model, no network, no tool side effects, no questions; the recorded ones are played back.",
-        "Exit codes: 0 identical, 1 diverged (the first divergence is printed, with the lines around it), 2 usage error.",
+        "Exit codes: 0 identical, 1 diverged (the first divergence is printed, with the lines around it), 2 no such trace file or session, or another usage error.",
       ].join("\n"),
     )
     .action(
@@ -170,7 +173,7 @@ export function registerTraceCommands(program: Command, context: TraceCommandCon
           streams.stdout.write(`${[d.message, `  ${d.reason}`, ...d.context.map((line) => `  ${line}`)].join("\n")}\n`);
         }
         return result.identical ? 0 : 1;
-      }, 1),
+      }),
     );
 
   const forkCommand = trace

@@ -1,5 +1,6 @@
 import { APIConnectionError, APIConnectionTimeoutError, APIError } from "openai";
 import { AgentError } from "../../errors/agent-error.js";
+import { blockedPortMessage } from "./blocked-ports.js";
 import { isContextOverflow } from "./context-overflow.js";
 import { retryAfterMs } from "./retry-policy.js";
 import { ServerErrorPayload } from "./server-error-payload.js";
@@ -42,6 +43,12 @@ export function classifyModelError(thrown: unknown, context: ErrorContext): Clas
     };
   }
   if (thrown instanceof APIConnectionError) {
+    // fetch refused the port itself (a blocked port): nothing listening there can change that, so no retry.
+    if (causeChain(thrown).some((e) => e.message === "bad port")) {
+      return {
+        error: new AgentError("MODEL_ERROR", scrub(blockedPortMessage(context.baseURL, portOf(context.baseURL)), context), { retryable: false, cause: thrown }),
+      };
+    }
     const cause = describeCause(thrown.cause) ?? thrown.message;
     return {
       error: new AgentError(
@@ -239,6 +246,21 @@ function isConnectionDrop(thrown: unknown): boolean {
     current = current.cause;
   }
   return false;
+}
+
+function causeChain(error: unknown): Error[] {
+  const chain: Error[] = [];
+  for (let current = error, depth = 0; depth < 5 && current instanceof Error; depth++, current = current.cause) chain.push(current);
+  return chain;
+}
+
+function portOf(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return parsed.port || (parsed.protocol === "https:" ? "443" : "80");
+  } catch {
+    return "?";
+  }
 }
 
 function describeCause(cause: unknown): string | undefined {

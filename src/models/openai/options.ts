@@ -1,4 +1,5 @@
 import { AgentError } from "../../errors/agent-error.js";
+import { blockedPort, blockedPortMessage } from "./blocked-ports.js";
 
 /** Options of `openaiModel()`. Every field is optional when the environment supplies it. */
 export interface OpenAIModelOptions {
@@ -114,6 +115,8 @@ export function resolveOpenAIConfig(
         (options.baseURL === undefined ? " (from OPENAI_BASE_URL)" : ""),
     );
   }
+  const refused = blockedPort(baseURL);
+  if (refused !== undefined) throw invalid(blockedPortMessage(baseURL, refused, options.baseURL === undefined ? "OPENAI_BASE_URL" : "baseURL"));
 
   let apiKey: string;
   let apiKeySource: ResolvedOpenAIConfig["apiKeySource"];

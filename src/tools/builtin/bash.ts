@@ -24,9 +24,9 @@ function section(label: string, text: string): string {
  * abort the whole group is killed (grandchildren included), and whatever the command leaves running is killed
  * when it exits. A non-zero exit is an error result with the exit code, stdout and stderr.
  */
-export function bashTool(options: BuiltinToolOptions = {}): ToolDefinition<BashInput> {
+export function bashTool(options: BuiltinToolOptions = {}): ToolDefinition<BashInput, "bash"> {
   checkBuiltinOptions(options);
-  return defineTool<BashInput>({
+  return defineTool<BashInput, "bash">({
     name: "bash",
     description:
       "Run a shell command (bash) in the workspace root and get its exit code, stdout and stderr. Use it to run " +

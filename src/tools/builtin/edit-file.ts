@@ -40,9 +40,9 @@ function snippetAround(text: string, index: number, length: number): string {
  * `edit_file { path, old_string, new_string, replace_all? }`: replaces exact text. Fails when `old_string` is
  * missing, or found more than once without `replace_all`.
  */
-export function editFileTool(options: BuiltinToolOptions = {}): ToolDefinition<EditFileInput> {
+export function editFileTool(options: BuiltinToolOptions = {}): ToolDefinition<EditFileInput, "edit_file"> {
   checkBuiltinOptions(options);
-  return defineTool<EditFileInput>({
+  return defineTool<EditFileInput, "edit_file">({
     name: "edit_file",
     description:
       "Edit a text file by replacing exact text: `old_string` must appear in the file exactly as given (same " +

@@ -15,9 +15,9 @@ export interface GlobInput {
 export const MAX_GLOB_RESULTS = 1_000;
 
 /** `glob { pattern, path? }`: files whose path matches a glob pattern, skipping what `.gitignore` ignores. */
-export function globTool(options: BuiltinToolOptions = {}): ToolDefinition<GlobInput> {
+export function globTool(options: BuiltinToolOptions = {}): ToolDefinition<GlobInput, "glob"> {
   checkBuiltinOptions(options);
-  return defineTool<GlobInput>({
+  return defineTool<GlobInput, "glob">({
     name: "glob",
     description:
       "Find files by name with a glob pattern, e.g. `**/*.ts`, `src/**/*.test.ts`, `*.{json,yaml}`. `*` matches " +

@@ -57,9 +57,9 @@ async function readSearchedFile(real: string, root: string, workspace: string): 
 }
 
 /** `grep { pattern, path?, glob? }`: lines matching a regular expression, as `file:line:text`. */
-export function grepTool(options: BuiltinToolOptions = {}): ToolDefinition<GrepInput> {
+export function grepTool(options: BuiltinToolOptions = {}): ToolDefinition<GrepInput, "grep"> {
   checkBuiltinOptions(options);
-  return defineTool<GrepInput>({
+  return defineTool<GrepInput, "grep">({
     name: "grep",
     description:
       "Search file contents with a JavaScript regular expression (e.g. `function \\w+Tool`, `TODO|FIXME`; start " +

@@ -13,9 +13,9 @@ export interface ListDirInput {
 export const MAX_LIST_ENTRIES = 1_000;
 
 /** `list_dir { path? }`: a folder's entries, folders marked with `/`, symlinks with their target. */
-export function listDirTool(options: BuiltinToolOptions = {}): ToolDefinition<ListDirInput> {
+export function listDirTool(options: BuiltinToolOptions = {}): ToolDefinition<ListDirInput, "list_dir"> {
   checkBuiltinOptions(options);
-  return defineTool<ListDirInput>({
+  return defineTool<ListDirInput, "list_dir">({
     name: "list_dir",
     description:
       "List the entries of a folder (default: the workspace root), one per line, sorted by name. Folders end " +

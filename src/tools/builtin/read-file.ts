@@ -18,9 +18,9 @@ export const DEFAULT_READ_LIMIT = 2_000;
 export const MAX_LINE_CHARS = 2_000;
 
 /** `read_file { path, offset?, limit? }`: a text file's lines, numbered. Refuses binary files. */
-export function readFileTool(options: BuiltinToolOptions = {}): ToolDefinition<ReadFileInput> {
+export function readFileTool(options: BuiltinToolOptions = {}): ToolDefinition<ReadFileInput, "read_file"> {
   checkBuiltinOptions(options);
-  return defineTool<ReadFileInput>({
+  return defineTool<ReadFileInput, "read_file">({
     name: "read_file",
     description:
       "Read a text file from the workspace. Returns its lines numbered like `cat -n` (line number, tab, text). " +

@@ -11,9 +11,9 @@ export interface WriteFileInput {
 }
 
 /** `write_file { path, content }`: creates or overwrites a file, creating missing parent folders. */
-export function writeFileTool(options: BuiltinToolOptions = {}): ToolDefinition<WriteFileInput> {
+export function writeFileTool(options: BuiltinToolOptions = {}): ToolDefinition<WriteFileInput, "write_file"> {
   checkBuiltinOptions(options);
-  return defineTool<WriteFileInput>({
+  return defineTool<WriteFileInput, "write_file">({
     name: "write_file",
     description:
       "Create a file or overwrite it completely with `content`. Missing parent folders are created. " +
