@@ -73,7 +73,13 @@ try { policy.evaluate(bashTool(), { command: "ls" }); } catch (error) { early = 
 await policy.ready;
 const verdict = policy.evaluate(bashTool(), { command: "echo hi && rm -rf /" });
 mark("policy");
-const model = openaiModel({ model: "m", baseURL: "http://127.0.0.1:9/v1", apiKey: "k", maxRetries: 0 });
+// A port nothing listens on (fetch refuses some ports outright, such as 9: those are refused at openaiModel()).
+const net = await import("node:net");
+const server = net.createServer();
+await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+const port = server.address().port;
+await new Promise((resolve) => server.close(resolve));
+const model = openaiModel({ model: "m", baseURL: \`http://127.0.0.1:\${port}/v1\`, apiKey: "k", maxRetries: 0 });
 mark("model");
 let failed;
 try { for await (const _ of model.stream({ messages: [{ role: "user", content: "hi" }], tools: [] }, { signal: new AbortController().signal })) {} } catch (error) { failed = error; }
@@ -81,9 +87,9 @@ mark("called");
 const inspector = await startInspector({ port: 0 });
 await inspector.close();
 mark("inspected");
-marks.result = [JSON.stringify({ early, verdict: verdict.kind, rule: verdict.rule, failed: failed instanceof AgentError ? failed.code + " " + failed.message : String(failed) })];
+marks.result = [JSON.stringify({ port, early, verdict: verdict.kind, rule: verdict.rule, failed: failed instanceof AgentError ? failed.code + " " + failed.message : String(failed) })];
 `);
-    const result = JSON.parse(marks.result[0]) as { early?: string; verdict: string; rule?: string; failed: string };
+    const result = JSON.parse(marks.result[0]) as { port: number; early?: string; verdict: string; rule?: string; failed: string };
     expect(fromPackage(marks.defined, "ajv").length).toBeGreaterThan(0);
     expect(fromPackage(marks.defined, "web-tree-sitter")).toEqual([]);
     // Before the parser is there a command is refused, not decided unparsed; after `ready` the deny rule holds.
@@ -94,7 +100,7 @@ marks.result = [JSON.stringify({ early, verdict: verdict.kind, rule: verdict.rul
     // Making the model checks options only; the SDK comes with the first request, whose failure it classifies.
     expect(fromPackage(marks.model, "openai")).toEqual([]);
     expect(fromPackage(marks.called, "openai").length).toBeGreaterThan(0);
-    expect(result.failed).toMatch(/^MODEL_ERROR .*127\.0\.0\.1:9/);
+    expect(result.failed).toMatch(new RegExp(`^MODEL_ERROR .*127\\.0\\.0\\.1:${result.port}`));
     expect(fromPackage(marks.called, "ws")).toEqual([]);
     expect(fromPackage(marks.inspected, "ws").length).toBeGreaterThan(0);
   });
