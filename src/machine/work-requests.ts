@@ -3,6 +3,7 @@ import type { BuildContextInput } from "../actors/build-context.js";
 import type { CallModelInput } from "../actors/call-model.js";
 import type { DecideRecoveryInput } from "../actors/decide-recovery.js";
 import type { RunToolsInput } from "../actors/run-tools.js";
+import type { DecidedCall } from "../permissions/recheck.js";
 import { AgentError } from "../errors/agent-error.js";
 import type { CallRecord, EngineContext } from "./context.js";
 
@@ -31,12 +32,16 @@ export function buildContextInput(context: EngineContext): BuildContextInput {
 }
 
 export function callModelInput(context: EngineContext): CallModelInput {
-  return {
+  // Built by assignment rather than by spreading optional parts: one object per request, no empty ones on the way
+  // (the same keys in the same order).
+  const { hooks, pace } = context.deps;
+  const input: CallModelInput = {
     model: context.deps.model,
     request: { messages: context.messages, tools: context.deps.toolSpecs, sessionId: context.run.sessionId, turn: context.turn - 1 },
-    ...(context.deps.hooks.transformContext ? { transformContext: context.deps.hooks.transformContext } : {}),
-    ...(context.deps.pace ? { pace: context.deps.pace } : {}),
   };
+  if (hooks.transformContext) input.transformContext = hooks.transformContext;
+  if (pace) input.pace = pace;
+  return input;
 }
 
 /** The batch's calls in one status, with their tools, in call order. */
@@ -47,46 +52,49 @@ function callsWith(context: EngineContext, status: CallRecord["status"]): RunToo
 }
 
 export function askPermissionInput(context: EngineContext): AskPermissionInput {
-  return {
-    calls: callsWith(context, "pending"),
-    policy: context.deps.policy!,
-    onAsk: context.deps.permissions.onAsk,
-    ...(context.deps.permissions.whenUnanswered !== undefined ? { whenUnanswered: context.deps.permissions.whenUnanswered } : {}),
-    ...(context.durable.answers ? { answers: context.durable.answers } : {}),
-    ...(context.durable.answeredBy !== undefined ? { answeredBy: context.durable.answeredBy } : {}),
-    ...(context.deps.hooks.beforeToolCall ? { beforeToolCall: context.deps.hooks.beforeToolCall } : {}),
-  };
+  const { permissions, hooks } = context.deps;
+  const { answers, answeredBy } = context.durable;
+  const input: AskPermissionInput = { calls: callsWith(context, "pending"), policy: context.deps.policy!, onAsk: permissions.onAsk };
+  if (permissions.whenUnanswered !== undefined) input.whenUnanswered = permissions.whenUnanswered;
+  if (answers) input.answers = answers;
+  if (answeredBy !== undefined) input.answeredBy = answeredBy;
+  if (hooks.beforeToolCall) input.beforeToolCall = hooks.beforeToolCall;
+  return input;
 }
+
+type ToolsCall = { call: CallRecord["call"]; tool: RunToolsInput["calls"][number]["tool"]; decided?: DecidedCall };
 
 /** The allowed calls with what their decisions saw, so each can be decided again as it starts. */
 function allowedCalls(context: EngineContext): RunToolsInput["calls"] {
-  const calls: Array<RunToolsInput["calls"][number]> = [];
+  const calls: ToolsCall[] = [];
+  const tools = context.deps.tools;
   for (const record of context.batch) {
     if (record.status !== "allowed") continue;
-    const decided = record.permission ? { by: record.permission.by, ...(record.subject !== undefined ? { subject: record.subject } : {}) } : undefined;
-    calls.push({ call: record.call, tool: context.deps.tools.get(record.call.name)!, ...(decided ? { decided } : {}) });
+    const entry: ToolsCall = { call: record.call, tool: tools.get(record.call.name)! };
+    if (record.permission) entry.decided = record.subject !== undefined ? { by: record.permission.by, subject: record.subject } : { by: record.permission.by };
+    calls.push(entry);
   }
   return calls;
 }
 
 export function runToolsInput(context: EngineContext): RunToolsInput {
-  return {
-    calls: allowedCalls(context),
-    ...(context.deps.policy ? { policy: context.deps.policy } : {}),
-    cwd: context.run.cwd,
-    ...(context.deps.hooks.afterToolCall ? { afterToolCall: context.deps.hooks.afterToolCall } : {}),
-    run: {
-      sessionId: context.run.sessionId,
-      depth: context.loop.depth,
-      maxDelegationDepth: context.loop.maxDelegationDepth,
-      deadline: context.run.deadline,
-      remainingTurns: context.run.maxTurns - context.turn,
-      remainingToolCalls: context.run.maxToolCalls - context.toolCallCount,
-      traceFile: context.loop.traceFile,
-      permissions: context.deps.permissions,
-      model: context.deps.model,
-    },
+  const { deps, run, loop } = context;
+  const input = { calls: allowedCalls(context) } as RunToolsInput;
+  if (deps.policy) input.policy = deps.policy;
+  input.cwd = run.cwd;
+  if (deps.hooks.afterToolCall) input.afterToolCall = deps.hooks.afterToolCall;
+  input.run = {
+    sessionId: run.sessionId,
+    depth: loop.depth,
+    maxDelegationDepth: loop.maxDelegationDepth,
+    deadline: run.deadline,
+    remainingTurns: run.maxTurns - context.turn,
+    remainingToolCalls: run.maxToolCalls - context.toolCallCount,
+    traceFile: loop.traceFile,
+    permissions: deps.permissions,
+    model: deps.model,
   };
+  return input;
 }
 
 export function decideRecoveryInput(context: EngineContext): DecideRecoveryInput {
