@@ -2,24 +2,18 @@ import { createWebSocketInspector } from "@statelyai/inspect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createActor, waitFor } from "xstate";
 import { machineChart } from "../../src/inspect/chart.js";
-import { startInspector, type Inspector } from "../../src/inspect/server.js";
+import type { Inspector } from "../../src/inspect/server.js";
 import { crossJumps, deep, deeper, guardsAndMore, parallelHistory, selfLoop, type Shape } from "../inspect/fixtures/shapes.js";
-import { BROWSER_TEST_TIMEOUT, foreignRequests, openBrowser, screenshot, WAIT, type Browser } from "../inspect/support/browser.js";
+import { BROWSER_TEST_TIMEOUT, foreignRequests, screenshot, WAIT, type Browser, openInspectorPage, closeInspectorPage } from "../inspect/support/browser.js";
 
 let inspector: Inspector;
 let browser: Browser;
 
 beforeAll(async () => {
-  inspector = await startInspector();
-  browser = await openBrowser();
-  await browser.page.goto(inspector.url);
-  await browser.page.locator('#connection[data-connection="connected"]').waitFor({ timeout: WAIT.timeout });
+  ({ inspector, browser } = await openInspectorPage());
 }, BROWSER_TEST_TIMEOUT);
 
-afterAll(async () => {
-  await browser?.close();
-  await inspector?.close();
-});
+afterAll(() => closeInspectorPage({ inspector, browser }));
 
 const current = () =>
   browser.page.locator('#chart [data-state][aria-current="true"]').evaluateAll((els) => els.map((e) => e.getAttribute("data-state")!).sort());

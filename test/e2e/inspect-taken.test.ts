@@ -1,8 +1,8 @@
 import { createWebSocketInspector } from "@statelyai/inspect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createActor, fromPromise, setup, waitFor } from "xstate";
-import { startInspector, type Inspector } from "../../src/inspect/server.js";
-import { BROWSER_TEST_TIMEOUT, foreignRequests, openBrowser, WAIT, type Browser } from "../inspect/support/browser.js";
+import type { Inspector } from "../../src/inspect/server.js";
+import { BROWSER_TEST_TIMEOUT, foreignRequests, WAIT, type Browser, openInspectorPage, closeInspectorPage } from "../inspect/support/browser.js";
 
 /*
  * "Arrows taken" for the transitions that are not plain events: a compound state's onDone (raised by XState when its
@@ -51,16 +51,10 @@ let inspector: Inspector;
 let browser: Browser;
 
 beforeAll(async () => {
-  inspector = await startInspector();
-  browser = await openBrowser();
-  await browser.page.goto(inspector.url);
-  await browser.page.locator('#connection[data-connection="connected"]').waitFor({ timeout: WAIT.timeout });
+  ({ inspector, browser } = await openInspectorPage());
 }, BROWSER_TEST_TIMEOUT);
 
-afterAll(async () => {
-  await browser?.close();
-  await inspector?.close();
-});
+afterAll(() => closeInspectorPage({ inspector, browser }));
 
 const rows = () => browser.page.locator('#timeline [role="option"]');
 

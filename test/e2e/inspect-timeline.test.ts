@@ -1,22 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { assign, createActor, createMachine } from "xstate";
-import { startInspector, type Inspector } from "../../src/inspect/server.js";
-import { BROWSER_TEST_TIMEOUT, openBrowser, WAIT, type Browser } from "../inspect/support/browser.js";
+import type { Inspector } from "../../src/inspect/server.js";
+import { BROWSER_TEST_TIMEOUT, WAIT, type Browser, openInspectorPage, closeInspectorPage } from "../inspect/support/browser.js";
 
 let inspector: Inspector;
 let browser: Browser;
 
 beforeAll(async () => {
-  inspector = await startInspector();
-  browser = await openBrowser();
-  await browser.page.goto(inspector.url);
-  await browser.page.locator('#connection[data-connection="connected"]').waitFor({ timeout: WAIT.timeout });
+  ({ inspector, browser } = await openInspectorPage());
 }, BROWSER_TEST_TIMEOUT);
 
-afterAll(async () => {
-  await browser?.close();
-  await inspector?.close();
-});
+afterAll(() => closeInspectorPage({ inspector, browser }));
 
 /** Alternates states on TICK; BUMP changes the context only (a step of its own). */
 const counter = createMachine({

@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium, type BrowserContext, type Page } from "playwright-core";
+import { startInspector, type Inspector } from "../../../src/inspect/server.js";
 
 export const CHROMIUM = "/usr/bin/chromium";
 
@@ -79,3 +80,17 @@ export const WAIT = { timeout: 30_000, interval: 50 };
 
 /** Per-test time limit of browser tests. */
 export const BROWSER_TEST_TIMEOUT = 180_000;
+
+/** A fresh inspector and a browser page showing it, connected: what most inspector e2e files start from. */
+export async function openInspectorPage(): Promise<{ inspector: Inspector; browser: Browser }> {
+  const inspector = await startInspector();
+  const browser = await openBrowser();
+  await browser.page.goto(inspector.url);
+  await browser.page.locator('#connection[data-connection="connected"]').waitFor({ timeout: WAIT.timeout });
+  return { inspector, browser };
+}
+
+export async function closeInspectorPage(page: { inspector?: Inspector; browser?: Browser }): Promise<void> {
+  await page.browser?.close();
+  await page.inspector?.close();
+}
