@@ -67,6 +67,9 @@ describeWithDatabase("statecraft/dbos: the stored run is signed", () => {
     expect(a.error!.message).toMatch(/signature does not match.*DELETE FROM statecraft.stored_runs WHERE session_id = /s);
     expect(a.row).toMatchObject({ status: "finished", result: { error: { code: "RUN_DAMAGED" } } });
     expect(a.events).not.toContain("tool_start");
+    const listed = (await listRuns({ database: db.url })).find((r) => r.runId === input.runId)!;
+    expect(listed).toMatchObject({ status: "finished", error: { code: "RUN_DAMAGED" } });
+    expect(listed.reason).toBeUndefined();
     expect(edits("input")).toEqual([]);
 
     // 2. A decision written in: the pending call marked allowed by a person.
