@@ -1,7 +1,7 @@
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
-import { closeClients, createWorker, enqueueRun, listRuns, watch } from "../../src/dbos/index.js";
+import { closeClients, createWorker, enqueueRun, listRuns, recoverRuns, watch } from "../../src/dbos/index.js";
 import type { AgentEvent } from "../../src/index.js";
 import { describeWithDatabase, freshDatabase, plan, spawnWorker, sql, until, workspace, type SpawnedWorker } from "./support.js";
 
@@ -114,6 +114,25 @@ describeWithDatabase("statecraft/dbos: a worker's own options", () => {
     for await (const event of watch({ database: db.url, ...again })) void event;
     expect(ws.log("hooks.log").slice(3)).toEqual(["before count hk2", "after count hk2"]);
   }, 120_000);
+
+  it("a worker's hooks are not called again by the replay after it was SIGKILLed: each call audited once", async () => {
+    ws = workspace();
+    const a = await spawnWorker({ database: db.url, id: "hooks-a", cwd: ws.cwd, counters: ws.counters, hooks: true });
+    running.push(a);
+    const ids = await enqueueRun(plan("hr", [["count"], ["slow"]]), { database: db.url });
+    await until(() => existsSync(join(ws.counters, "hr.slow.hung")), "the write tool to hang");
+    expect(ws.log("hooks.log")).toEqual(["before count hr", "after count hr", "before slow hr"]);
+    await a.kill();
+    running.push(await spawnWorker({ database: db.url, id: "hooks-b", cwd: ws.cwd, counters: ws.counters, hooks: true }));
+    expect(await recoverRuns({ database: db.url, fromWorker: "hooks-a" })).toContain(ids.runId);
+    const events: AgentEvent[] = [];
+    for await (const event of watch({ database: db.url, ...ids })) events.push(event);
+    expect(events.at(-1)).toMatchObject({ type: "turn_end", reason: "final_answer" });
+    // The replay got count's and slow's recorded hook answers back; only slow's result (INTERRUPTED) was new.
+    expect(ws.log("hooks.log")).toEqual(["before count hr", "after count hr", "before slow hr", "after slow hr"]);
+    const slow = events.filter((e): e is Extract<AgentEvent, { type: "tool_result" }> => e.type === "tool_result").at(-1)!;
+    expect(slow.result.content).toMatch(/^INTERRUPTED: slow had started[\s\S]*\(audited\)$/);
+  }, 150_000);
 
   it("refuses permissions.onAsk and unknown hooks, saying what to use instead", () => {
     const base = { database: db.url, model: { name: "m", async *stream() {} } };
