@@ -2,6 +2,7 @@ import type pg from "pg";
 import { AgentError } from "../errors/agent-error.js";
 import { runRecordProblem, type RunStore, type StoredRun } from "../durable/run-store.js";
 import type { RunKey } from "./run-key.js";
+import { pendingDigest } from "./sealed.js";
 
 /** Which piece of which run this store serves: what a stored run must have been saved for to be resumed by it. */
 export interface StorePiece {
@@ -9,6 +10,8 @@ export interface StorePiece {
   part: number;
   /** The run's queued input and options as the piece got them (their digest, `specDigest`). */
   spec: string;
+  /** A resumption: the digest of the pending calls shown to whoever answered (`RunSpec.seen`). */
+  seen?: string;
 }
 
 /** What `statecraft.stored_runs.record` holds: the run's JSON text as signed, and what the signature covers. */
@@ -77,6 +80,9 @@ export function pgRunStore(pool: pg.Pool, key: RunKey, piece: StorePiece): RunSt
         if (envelope.runId !== piece.runId) throw damaged(sessionId, `it is run ${envelope.runId}'s, and run ${piece.runId} is being resumed`);
         if (envelope.part !== piece.part - 1 || run.status !== "suspended") throw damaged(sessionId, `it is not the suspension run ${piece.runId} was answered at (it was saved by piece ${envelope.part}, as ${run.status}; piece ${piece.part - 1}'s suspension is expected)`);
         if (envelope.spec !== piece.spec) throw damaged(sessionId, `the run's queued input or options in statecraft.runs were changed since it started`);
+        // statecraft.runs.pending is what `statecraft runs` showed the person who answered: not the calls the run
+        // waits on, they approved something else.
+        if (piece.seen !== pendingDigest(run.pending)) throw damaged(sessionId, "the pending calls answer() found in statecraft.runs are not the ones the run waits on (they were changed there); nothing was approved");
       }
       return run;
     },

@@ -67,7 +67,7 @@ export async function runPiece(spec: RunSpec): Promise<PieceOutcome> {
   const lines = new PgLines(h.pool, { sessionId: spec.sessionId, runId: spec.runId, part: spec.part }, (error) => h.logger?.error({ sessionId: spec.sessionId }, `statecraft: ${error.message}`));
   const permissions = narrowPermissions(h.permissions, spec.options.permissions);
   const loaded: { run?: StoredRun } = {};
-  const store = replayedLoads(pgRunStore(h.pool, h.key, { runId: spec.runId, part: spec.part, spec: specDigest(spec) }), loaded);
+  const store = replayedLoads(pgRunStore(h.pool, h.key, { runId: spec.runId, part: spec.part, spec: specDigest(spec), ...(spec.seen !== undefined ? { seen: spec.seen } : {}) }), loaded);
   // The run's time starts at the recorded start of this piece (less the time it was active before, for a resumption).
   const clock = new RunClock(begun.now);
   const { permissions: _rules, ...limits } = spec.options;

@@ -15,6 +15,11 @@ export function specDigest(spec: Pick<RunSpec, "input" | "options">): string {
   return createHash("sha256").update(canonical([spec.input, spec.options])).digest("hex");
 }
 
+/** A digest of pending calls (id, tool, input): what was shown to whoever answered, and what the run waits on. */
+export function pendingDigest(pending: ReadonlyArray<{ callId: string; name: string; input?: unknown }>): string {
+  return createHash("sha256").update(canonical(pending.map((p) => [p.callId, p.name, p.input ?? null]))).digest("hex");
+}
+
 const historyScope = (sessionId: string, runId: string) => ["statecraft/dbos conversation 1", sessionId, runId];
 
 /** A finished run's conversation as `statecraft.runs.messages` keeps it: its text and the run key's signature. */

@@ -51,7 +51,7 @@ describeWithDatabase("statecraft/dbos: the stored run is signed", () => {
   };
   const edits = (tag: string) => ws.log("tool.log").filter((l) => l.startsWith(`${tag} edit`));
 
-  it("an edited pending input, an edited decision, a row of another session, an earlier suspension, changed queued options: each RUN_DAMAGED, no tool run", async () => {
+  it("an edited pending input, an edited decision, a row of another session, an earlier suspension, changed queued options, a changed display: each RUN_DAMAGED, no tool run", async () => {
     ws = workspace();
     worker = await spawnWorker({ database: db.url, id: "signed-1", cwd: ws.cwd, counters: ws.counters, concurrency: 4 });
 
@@ -115,6 +115,17 @@ describeWithDatabase("statecraft/dbos: the stored run is signed", () => {
     expect(e.error).toMatchObject({ code: "RUN_DAMAGED" });
     expect(e.error!.message).toMatch(/queued input or options/);
     expect(edits("narrowed")).toEqual([]);
+
+    // 6. What the person is shown changed instead: statecraft.runs.pending (statecraft runs, listRuns) made to look
+    //    harmless, the signed run left as it is. They approve what they saw, not what the run waits on.
+    const shown = await enqueueRun(plan("shown", [["edit", { path: "../../.bashrc" }]]), { database: db.url });
+    const shownCall = (await suspended(shown)).pending![0].callId;
+    await sql(db.url, `UPDATE statecraft.runs SET pending = jsonb_set(pending, '{0,input,path}', '"notes.txt"') WHERE run_id = $1`, [shown.runId]);
+    expect((await suspended(shown)).pending![0].input).toMatchObject({ path: "notes.txt" });
+    const f = await answeredAndRefused(shown, shownCall);
+    expect(f.error).toMatchObject({ code: "RUN_DAMAGED" });
+    expect(f.error!.message).toMatch(/pending calls answer\(\) found in statecraft.runs are not the ones the run waits on/);
+    expect(edits("shown")).toEqual([]);
 
     // The control: a run left alone is resumed and runs its edit, on the same worker.
     const control = await enqueueRun(plan("control", [["edit"]]), { database: db.url });
