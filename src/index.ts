@@ -87,6 +87,7 @@ export { confinePath, resolveRealPath, type ConfinedPath, type WorkspaceRoots } 
 export { ConfinementError, openConfinedDir, openConfinedFile, type DirRef, type OpenMode, type OpenTarget, type OpenedFile } from "./tools/confined-open.js";
 export { AGENT_DIR, PROJECT_CONFIG_FILE, PROTECTED_RULES, protectedRuleFor } from "./tools/protected-paths.js";
 export { runInProcessGroup, killProcessGroup, type ProcessGroupOptions, type ProcessGroupOutcome } from "./tools/process.js";
+export { toolEnv } from "./tools/tool-env.js";
 export { createPermissionPolicy } from "./permissions/policy.js";
 export { parseRule, type PermissionRule } from "./permissions/rules.js";
 export { PERMISSION_MODES, type PermissionPolicy, type PolicyVerdict, type PolicyContext } from "./permissions/types.js";

@@ -6,6 +6,7 @@ import { connect } from "./clients.js";
 import { databaseError } from "./database.js";
 import type { RunSpec } from "./names.js";
 import { checkRunOptions, type RunOptions } from "./run-options.js";
+import { pendingDigest } from "./sealed.js";
 import { enqueuePiece, specOfRow, withSession, type RunRow } from "./runs-table.js";
 
 export interface EnqueueOptions extends RunOptions {
@@ -95,6 +96,7 @@ export async function answer(options: AnswerOptions): Promise<void> {
       await enqueuePiece(conn.dbos, client, {
         ...specOfRow(row, part),
         answers: { ...answers },
+        seen: pendingDigest(row.pending ?? []),
         ...(options.answeredBy !== undefined ? { answeredBy: options.answeredBy } : {}),
       });
     });

@@ -17,6 +17,11 @@ export interface RunSpec {
   options: RunOptions;
   answers?: Record<string, PermissionAnswer>;
   answeredBy?: string;
+  /**
+   * A resumption: the digest of the pending calls `answer()` found in `statecraft.runs` (what `statecraft runs` and
+   * `listRuns` showed whoever answered). The stored run must wait on those very calls.
+   */
+  seen?: string;
   /** The workers' queue, when not the default. */
   queue?: string;
 }

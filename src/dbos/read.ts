@@ -18,8 +18,12 @@ export interface ListedRun {
   endedAt?: string;
   pending?: Array<{ callId: string; name: string; input: unknown; reason: string }>;
   reason?: string;
+  /** What ended a run that could not go on (its stored run `RUN_DAMAGED`), or the error of one that stopped on it. */
+  error?: { code: string; message: string };
 }
 
+const isError = (e: unknown): e is { code: string; message: string } =>
+  typeof e === "object" && e !== null && typeof (e as { code?: unknown }).code === "string" && typeof (e as { message?: unknown }).message === "string";
 const iso = (ms: string | null) => (ms === null ? undefined : new Date(Number(ms)).toISOString());
 
 /** The runs of a database, oldest first: queued, running, suspended, waiting and finished. */
@@ -41,6 +45,7 @@ export async function listRuns(options: { database: string; status?: RunStatus[]
       ...(r.ended_at ? { endedAt: iso(r.ended_at) } : {}),
       ...(r.status === "suspended" && r.pending ? { pending: r.pending } : {}),
       ...(typeof r.result?.reason === "string" ? { reason: r.result.reason } : {}),
+      ...(isError(r.result?.error) ? { error: { code: r.result.error.code, message: r.result.error.message } } : {}),
     }));
   } catch (error) {
     throw databaseError(error, options.database);

@@ -1,6 +1,8 @@
 import { DBOS, type DBOSClient } from "@dbos-inc/dbos-sdk";
 import type pg from "pg";
+import { AgentError } from "../errors/agent-error.js";
 import type { AgentEvent, RunResult } from "../events.js";
+import type { AgentHooks } from "../hooks.js";
 import type { Message } from "../models/messages.js";
 import type { Model } from "../models/model.js";
 import type { QueryOptions } from "../options.js";
@@ -14,11 +16,14 @@ import { decode, encode } from "./codec.js";
 import { workflowIdOf, type RunSpec } from "./names.js";
 import { PgLines } from "./pg-lines.js";
 import { pgRunStore } from "./pg-run-store.js";
+import type { RunKey } from "./run-key.js";
+import { historyOf, sealHistory, specDigest } from "./sealed.js";
 import { narrowPermissions, type RunOptions } from "./run-options.js";
 import { blockingRun, enqueuePiece, nextWaiting, specOfRow, withSession, type RunRow } from "./runs-table.js";
 import { replayableCallIds, stepEffects, toolStarts } from "./step-effects.js";
 import { RunClock } from "./run-clock.js";
 import { redactLine, secretValues } from "../record/redact.js";
+import { defaultLogger } from "../logger.js";
 
 /** What the workflow needs of the worker that runs it (one worker per process: DBOS is one per process). */
 export interface WorkerHost {
@@ -29,6 +34,9 @@ export interface WorkerHost {
   tools: readonly AnyTool[];
   cwd: string;
   permissions: Omit<PermissionOptions, "onAsk">;
+  /** Signs what the worker trusts again from the database (the stored run, a session's conversation). */
+  key: RunKey;
+  hooks?: AgentHooks;
   logger?: Logger;
 }
 
@@ -59,7 +67,7 @@ export async function runPiece(spec: RunSpec): Promise<PieceOutcome> {
   const lines = new PgLines(h.pool, { sessionId: spec.sessionId, runId: spec.runId, part: spec.part }, (error) => h.logger?.error({ sessionId: spec.sessionId }, `statecraft: ${error.message}`));
   const permissions = narrowPermissions(h.permissions, spec.options.permissions);
   const loaded: { run?: StoredRun } = {};
-  const store = replayedLoads(pgRunStore(h.pool), loaded);
+  const store = replayedLoads(pgRunStore(h.pool, h.key, { runId: spec.runId, part: spec.part, spec: specDigest(spec), ...(spec.seen !== undefined ? { seen: spec.seen } : {}) }), loaded);
   // The run's time starts at the recorded start of this piece (less the time it was active before, for a resumption).
   const clock = new RunClock(begun.now);
   const { permissions: _rules, ...limits } = spec.options;
@@ -71,6 +79,7 @@ export async function runPiece(spec: RunSpec): Promise<PieceOutcome> {
     permissions,
     runStore: store,
     sessionId: spec.sessionId,
+    ...h.hooks,
     ...(h.logger ? { logger: h.logger } : {}),
   };
   const hostRun = (prepared: PreparedRun) => {
@@ -93,7 +102,8 @@ export async function runPiece(spec: RunSpec): Promise<PieceOutcome> {
   }
   const events = lines.sink("events");
   const secrets = secretValues();
-  let result: RunResult;
+  let result: RunResult | undefined;
+  let refused: AgentError | undefined;
   try {
     for (;;) {
       const next = await run.next();
@@ -104,20 +114,44 @@ export async function runPiece(spec: RunSpec): Promise<PieceOutcome> {
       // Redacted like the trace: the events sit in a database many can read.
       events.writeLine(redactLine(JSON.stringify(next.value satisfies AgentEvent), secrets));
     }
+  } catch (error) {
+    // A stored run that can't be trusted (or is gone) is not resumed: the run ends with that error, and the
+    // session's next run may start. Anything else is the worker's trouble and fails the workflow as before.
+    if (!(error instanceof AgentError) || (error.code !== "RUN_DAMAGED" && error.code !== "RUN_NOT_FOUND")) throw error;
+    refused = error;
   } finally {
     await lines.drain();
   }
-  const outcome = decode<PieceOutcome>(await DBOS.runStep(() => end(h, spec, result), { name: "end" }));
-  return outcome;
+  if (refused) {
+    const failure = refused;
+    h.logger?.error({ sessionId: spec.sessionId, runId: spec.runId, code: failure.code }, `statecraft: run ${spec.runId} can't go on: ${failure.message}`);
+    return decode<PieceOutcome>(await DBOS.runStep(() => endRefused(h, spec, failure), { name: "end" }));
+  }
+  return decode<PieceOutcome>(await DBOS.runStep(() => end(h, spec, result!), { name: "end" }));
 }
 
-/** A run store whose loads are steps: a replayed resumption reads the stored run it read the first time. */
+/**
+ * A run store whose loads are steps: a replayed resumption reads the stored run it read the first time. A load that
+ * failed (RUN_DAMAGED) is recorded as that error, code and all.
+ */
 function replayedLoads(store: RunStore, loaded: { run?: StoredRun }): RunStore {
   return {
     ...store,
     load: async (sessionId) => {
-      const text = await DBOS.runStep(async () => JSON.stringify((await store.load(sessionId)) ?? null), { name: "loadRun" });
-      loaded.run = (JSON.parse(text) as StoredRun | null) ?? undefined;
+      const text = await DBOS.runStep(
+        async () => {
+          try {
+            return encode({ run: (await store.load(sessionId)) ?? null });
+          } catch (error) {
+            if (error instanceof AgentError) return encode({ error });
+            throw error;
+          }
+        },
+        { name: "loadRun" },
+      );
+      const got = decode<{ run?: StoredRun | null; error?: AgentError }>(text);
+      if (got.error) throw got.error;
+      loaded.run = got.run ?? undefined;
       return loaded.run;
     },
   };
@@ -141,11 +175,36 @@ async function begin(h: WorkerHost, spec: RunSpec): Promise<string> {
       spec.part,
     ]);
     if (spec.part > 0) return encode({ now: Date.now() });
-    const previous = await client.query<{ messages: Message[] }>(
-      "SELECT messages FROM statecraft.runs WHERE session_id = $1 AND status = 'finished' AND messages IS NOT NULL ORDER BY ended_at DESC LIMIT 1",
-      [spec.sessionId],
-    );
-    return encode({ now: Date.now(), ...(previous.rows[0] ? { history: previous.rows[0].messages } : {}) });
+    const previous = (
+      await client.query<{ run_id: string; messages: unknown }>(
+        "SELECT run_id, messages FROM statecraft.runs WHERE session_id = $1 AND status = 'finished' AND messages IS NOT NULL ORDER BY ended_at DESC LIMIT 1",
+        [spec.sessionId],
+      )
+    ).rows[0];
+    if (!previous) return encode({ now: Date.now() });
+    // Only a conversation a worker signed is gone on from: the row is writable by anyone holding the database's URL.
+    const history = historyOf(h.key, spec.sessionId, previous.run_id, previous.messages);
+    if ("problem" in history) {
+      (h.logger ?? defaultLogger()).warn(
+        { sessionId: spec.sessionId, runId: spec.runId, from: previous.run_id },
+        `statecraft: the conversation of run ${previous.run_id} in statecraft.runs is ignored: ${history.problem}; run ${spec.runId} starts the session's conversation afresh`,
+      );
+      return encode({ now: Date.now() });
+    }
+    return encode({ now: Date.now(), history: history.messages });
+  });
+}
+
+/** The run could not go on (its stored run is damaged or gone): it is finished with that error, nothing of it run. */
+async function endRefused(h: WorkerHost, spec: RunSpec, error: AgentError): Promise<string> {
+  return withSession(h.pool, spec.sessionId, async (client) => {
+    await client.query("UPDATE statecraft.runs SET status = 'finished', ended_at = $2, pending = NULL, result = $3 WHERE run_id = $1", [
+      spec.runId,
+      Date.now(),
+      JSON.stringify({ error: { code: error.code, message: error.message } }),
+    ]);
+    await queueNextWaiting(h, client, spec);
+    return encode({ status: "finished", reason: error.code } satisfies PieceOutcome);
   });
 }
 
@@ -163,13 +222,17 @@ async function end(h: WorkerHost, spec: RunSpec, result: RunResult): Promise<str
       spec.runId,
       Date.now(),
       redactLine(JSON.stringify(summary), secrets),
-      redactLine(JSON.stringify(result.messages), secrets),
+      sealHistory(h.key, spec.sessionId, spec.runId, redactLine(JSON.stringify(result.messages), secrets)),
     ]);
-    const next = await nextWaiting(client, spec.sessionId);
-    if (next) {
-      await client.query("UPDATE statecraft.runs SET status = 'queued' WHERE run_id = $1", [next.run_id]);
-      await enqueuePiece(h.client, client, specOfRow(next, 0), workflowIdOf(spec));
-    }
+    await queueNextWaiting(h, client, spec);
     return encode({ status: "finished", reason: result.reason } satisfies PieceOutcome);
   });
+}
+
+/** A run of the session ended: the oldest run waiting behind it is queued. */
+async function queueNextWaiting(h: WorkerHost, client: pg.PoolClient, spec: RunSpec): Promise<void> {
+  const next = await nextWaiting(client, spec.sessionId);
+  if (!next) return;
+  await client.query("UPDATE statecraft.runs SET status = 'queued' WHERE run_id = $1", [next.run_id]);
+  await enqueuePiece(h.client, client, specOfRow(next, 0), workflowIdOf(spec));
 }

@@ -5,6 +5,7 @@ import { defaultEffects, type Effects } from "../actors/effects.js";
 import type { Report } from "../actors/report.js";
 import { AgentError } from "../errors/agent-error.js";
 import type { EngineEvent } from "../machine/events.js";
+import type { ToolCall, ToolResult } from "../models/messages.js";
 import { createPermissionPolicy } from "../permissions/policy.js";
 import type { PermissionOptions } from "../permissions/types.js";
 import type { AnyTool } from "../tools/define-tool.js";
@@ -79,6 +80,27 @@ async function step<T>(
   return recorded.value as T;
 }
 
+/**
+ * A hook run as a step of its own (afterToolCall runs after its tool's step): once per call, and a replay gets its
+ * recorded answer, or its recorded failure, back without calling it.
+ */
+async function hookStep<T>(name: string, run: () => T | Promise<T>): Promise<T> {
+  inWorkflow(name);
+  const text = await DBOS.runStep(
+    async () => {
+      try {
+        return encode({ ok: true, value: (await run()) ?? null });
+      } catch (error) {
+        return encode({ ok: false, message: error instanceof Error ? error.message : String(error) });
+      }
+    },
+    { name },
+  );
+  const recorded = decode<{ ok: boolean; value?: T | null; message?: string }>(text);
+  if (!recorded.ok) throw new Error(recorded.message);
+  return (recorded.value ?? undefined) as T;
+}
+
 /** Where a tool call that started is marked before it runs: a crash mid-tool leaves the mark (docs/scale-out.md). */
 export interface ToolStarts {
   mark(workflowId: string, callId: string): Promise<boolean>;
@@ -121,13 +143,24 @@ export function stepEffects(options: { workflowId: string; permissions: Permissi
   return {
     buildContext: (input, signal, report) =>
       // The policy and model are code, not data: the policy is made again from the run's permissions (a DBOS run has
-      // no remembered session rules and no hooks that change the model).
-      step("buildContext", clock, signal, report, (live) => defaultEffects.buildContext(input, signal, live), ({ policy, model: _model, ...data }) => ({ ...data, ...(policy ? { policy: true } : {}) })).then(
+      // no remembered session rules; a hook may not change the model).
+      step("buildContext", clock, signal, report, (live) => defaultEffects.buildContext(input, signal, live), ({ policy, model, ...data }) => {
+        // A model is code: a replay could not make the one a hook returned again.
+        if (model !== undefined) throw new AgentError("HOOK_FAILED", "hook prepareNextTurn failed: it can't change the model on a worker (a replayed run could not make that model again); choose the model in createWorker's model function, from the run's options");
+        return { ...data, ...(policy ? { policy: true } : {}) };
+      }).then(
         (built) => ((built as { policy?: unknown }).policy ? { ...built, policy: createPermissionPolicy(options.permissions, [], { cwd: options.cwd }) } : built),
       ),
     callModel: (input, signal, report) => step("callModel", clock, signal, report, (live) => defaultEffects.callModel(input, signal, live)),
     askPermission: (input, signal, report) => step("askPermission", clock, signal, report, (live) => defaultEffects.askPermission(input, signal, live)),
-    runTools: (input, signal, report) => defaultEffects.runTools({ ...input, calls: input.calls.map((c) => ({ ...c, tool: wrapTool(c.tool) })) }, signal, report),
+    runTools: (input, signal, report) => {
+      const after = input.afterToolCall;
+      return defaultEffects.runTools(
+        { ...input, calls: input.calls.map((c) => ({ ...c, tool: wrapTool(c.tool) })), ...(after ? { afterToolCall: (call: ToolCall, result: ToolResult) => hookStep("afterToolCall", () => after(call, result)) } : {}) },
+        signal,
+        report,
+      );
+    },
     decideRecovery: (input, signal, report) => step("decideRecovery", clock, signal, report, (live) => defaultEffects.decideRecovery(input, signal, live)),
   };
 }

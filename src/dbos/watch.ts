@@ -29,6 +29,7 @@ export async function* watch(options: WatchOptions): AsyncGenerator<AgentEvent, 
   if (known.rows.length === 0) throw new AgentError("RUN_NOT_FOUND", `session ${options.sessionId} has no run ${options.runId} in this database`);
   let part = 0;
   let idx = -1;
+  let failed: AgentError | undefined;
   for (;;) {
     if (options.signal?.aborted) return;
     const rows = await conn.pool
@@ -47,6 +48,21 @@ export async function* watch(options: WatchOptions): AsyncGenerator<AgentEvent, 
       const event = JSON.parse(row.line) as AgentEvent;
       yield event;
       if (event.type === "turn_end") return;
+    }
+    if (rows.rows.length === 0) {
+      // A run that could not go on (its stored run damaged) ends without a turn_end: its error ends the stream.
+      const ended = await conn.pool
+        .query<{ status: string; result: { reason?: string; error?: { code: string; message: string } } | null }>("SELECT status, result FROM statecraft.runs WHERE run_id = $1", [options.runId])
+        .catch((e: unknown) => {
+          throw databaseError(e, options.database);
+        });
+      const row = ended.rows[0];
+      if (failed) throw failed;
+      // Once more round the loop first: lines written just before the run was marked are still read.
+      if (row?.status === "finished" && row.result?.reason === undefined && row.result?.error) {
+        failed = new AgentError(row.result.error.code, row.result.error.message);
+        continue;
+      }
     }
     if (rows.rows.length < 1000) await new Promise((resolve) => setTimeout(resolve, pollMs));
   }

@@ -8,6 +8,9 @@ import type { Logger } from "../logger.js";
 import type { Model } from "../models/model.js";
 import type { PermissionOptions } from "../permissions/types.js";
 import type { AnyTool } from "../tools/define-tool.js";
+import { HOOK_NAMES, type AgentHooks } from "../hooks.js";
+import { hideFromTools } from "../tools/tool-env.js";
+import { checkRunKey, resolveRunKey, RUN_KEY_ENV } from "./run-key.js";
 import { checkDatabaseUrl, databaseError, DBOS_SCHEMA, migrate, openPool, redactUrl } from "./database.js";
 import { APP_NAME, APP_VERSION, QUEUE, WORKFLOW } from "./names.js";
 import { handBack } from "./recover.js";
@@ -31,6 +34,16 @@ export interface WorkerOptions {
   cwd?: string;
   /** The worker's permissions; a run's rules may narrow them, never widen them. A question suspends the run. */
   permissions?: Omit<PermissionOptions, "onAsk" | "whenUnanswered">;
+  /**
+   * Hooks applied to every run the worker executes (`beforeToolCall`, `afterToolCall`, …, as `query()` takes them).
+   * Each runs inside a recorded step: once per call, and a replay gets its recorded answer.
+   */
+  hooks?: AgentHooks;
+  /**
+   * The key signing what the worker trusts again from the database (a suspended run, a session's conversation).
+   * Default `$STATECRAFT_RUN_KEY`, else the user's session key (one machine); every worker of a database must share it.
+   */
+  runKey?: string | Uint8Array;
   /** A worker not seen for this long (heartbeats in the database) has its runs recovered by the others (default 10 000). */
   deadAfterMs?: number;
   logger?: Logger;
@@ -77,7 +90,14 @@ export function createWorker(options: WorkerOptions): Worker {
   const deadAfterMs = options.deadAfterMs ?? 10_000;
   for (const tool of options.tools ?? []) if (!tool || typeof tool.validateInput !== "function") throw fail("every tool must be made with defineTool()");
   const permissions = options.permissions ?? {};
-  if ((permissions as PermissionOptions).onAsk !== undefined) throw fail("permissions.onAsk can't be given: a question suspends the run, and answer() answers it from any process");
+  if ((permissions as PermissionOptions).onAsk !== undefined) throw fail("permissions.onAsk can't be given: nobody can be asked on a worker, so a question suspends the run; answer it from any process with answer({ database, sessionId, runId, answers })");
+  const hooks = options.hooks ?? {};
+  if (!hooks || typeof hooks !== "object") throw fail(`hooks must be an object of functions (${HOOK_NAMES.join(", ")})`);
+  for (const [name, hook] of Object.entries(hooks)) {
+    if (!(HOOK_NAMES as readonly string[]).includes(name)) throw fail(`hooks.${name} is not a hook; the hooks are ${HOOK_NAMES.join(", ")} (a question is answered with answer(), not a hook)`);
+    if (typeof hook !== "function") throw fail(`hooks.${name} must be a function`);
+  }
+  const key = resolveRunKey(options.runKey);
 
   let pool: pg.Pool | undefined;
   let heartbeat: Heartbeat | undefined;
@@ -91,11 +111,13 @@ export function createWorker(options: WorkerOptions): Worker {
       inProcess = true;
       state = "started";
       try {
+        hideSecrets(database, options.runKey);
         await migrate(database);
         const { DBOS, DBOSClient } = await import("@dbos-inc/dbos-sdk");
         pool = openPool(database, concurrency + 4);
         const client = await DBOSClient.create({ systemDatabaseUrl: database, systemDatabaseSchemaName: DBOS_SCHEMA, applicationName: APP_NAME });
-        setHost({ id, pool, client, model, tools: options.tools ?? [], cwd, permissions, ...(options.logger ? { logger: options.logger } : {}) });
+        await checkRunKey(pool, key, redactUrl(database));
+        setHost({ id, pool, client, model, tools: options.tools ?? [], cwd, permissions, key, ...(options.hooks ? { hooks } : {}), ...(options.logger ? { logger: options.logger } : {}) });
         if (!registered) {
           DBOS.registerWorkflow(runPiece, { name: WORKFLOW });
           registered = true;
@@ -110,10 +132,15 @@ export function createWorker(options: WorkerOptions): Worker {
           listenQueues: [queue],
           logLevel: process.env.STATECRAFT_DBOS_LOG_LEVEL ?? "error",
         });
+        // The queue as this process sees it, not as a row of DBOS's queues table: DBOS 5.x reads a database-backed
+        // queue's workerConcurrency from that one row, so the worker started last would set it for all. A
+        // process-local queue of the same name claims the same workflows (workflow_status.queue_name) under this
+        // worker's own limit; its partitions (one per session, concurrency 1) are still enforced across all workers.
+        const { registerInternalQueue } = await import("@dbos-inc/dbos-sdk/eventreceiver");
+        const local = registerInternalQueue(queue, { workerConcurrency: concurrency, partitionConcurrency: 1, minPollingIntervalMs: 100 });
+        // Registered once per process and name: a worker started again here brings its own limit.
+        local.workerConcurrency = concurrency;
         await DBOS.launch();
-        // In DBOS 5.x a queue lives in the database and is registered after launch. Partitioned by session, one run
-        // of a session at a time across all workers.
-        await DBOS.registerQueue(queue, { workerConcurrency: concurrency, partitionConcurrency: 1, onConflict: "always_update", minPollingIntervalMs: 100 });
         heartbeat = startHeartbeat(pool, database, id, deadAfterMs, options.logger);
         stopClient = () => client.destroy();
       } catch (error) {
@@ -137,4 +164,22 @@ export function createWorker(options: WorkerOptions): Worker {
       inProcess = false;
     },
   };
+}
+
+/**
+ * What the agent's tools must never see, hidden from the processes they start (src/tools/tool-env.ts): the database's
+ * URL and password (with them an agent could rewrite the runs it waits on, or answer its own questions), any other
+ * PostgreSQL URL, the run key, and libpq's PG* variables (PGPASSWORD, PGHOST, …) and DBOS's own.
+ */
+function hideSecrets(database: string, runKey: string | Uint8Array | undefined): void {
+  const values = [database];
+  try {
+    const password = decodeURIComponent(new URL(database).password);
+    if (password) values.push(password);
+  } catch {
+    // checked already
+  }
+  const key = runKey !== undefined ? Buffer.from(runKey).toString() : process.env[RUN_KEY_ENV];
+  if (key) values.push(key);
+  hideFromTools({ names: ["STATECRAFT_DATABASE_URL", RUN_KEY_ENV], prefixes: ["PG", "DBOS_"], values, valuePatterns: [/^\s*postgres(ql)?:\/\//i] });
 }

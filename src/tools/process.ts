@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import { AgentError } from "../errors/agent-error.js";
+import { toolEnv } from "./tool-env.js";
 
 /** How long processes get after SIGTERM before the group is sent SIGKILL. */
 export const DEFAULT_KILL_GRACE_MS = 1_000;
@@ -16,6 +17,7 @@ export interface ProcessGroupOptions {
   timeoutMs?: number;
   /** Bytes kept per stream; the middle of longer output is dropped with a note. */
   maxStreamBytes?: number;
+  /** Default: this process's environment less what is hidden from tools (tool-env.ts). */
   env?: NodeJS.ProcessEnv;
   /** Time between SIGTERM and SIGKILL. */
   killGraceMs?: number;
@@ -159,7 +161,8 @@ export function runInProcessGroup(command: string, options: ProcessGroupOptions)
     }
     const child = spawn(options.shell ?? findShell(), ["-c", command], {
       cwd: options.cwd,
-      env: options.env ?? process.env,
+      // What a host hid from tools (a worker's database URL and run key) is not passed on.
+      env: options.env ?? toolEnv(),
       detached: true,
       stdio: ["ignore", "pipe", "pipe"],
     });

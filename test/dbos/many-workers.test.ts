@@ -75,8 +75,11 @@ describeWithDatabase("statecraft/dbos: many workers on one database", () => {
     };
     for (let i = 1; i < 4; i++) expect(span(`s${i}`)[0]).toBeGreaterThan(span(`s${i - 1}`)[1]);
     // Each run went on from the session's conversation: the last one saw the earlier prompts.
-    const rows = await sql<{ messages: Array<{ role: string; content: string }> }>(db.url, "SELECT messages FROM statecraft.runs WHERE run_id = $1", [ids[3].runId]);
-    expect(rows[0].messages.filter((m) => m.role === "user").map((m) => JSON.parse(m.content).tag)).toEqual(["s0", "s1", "s2", "s3"]);
+    // The conversation is kept as its signed text (docs/scale-out.md).
+    const rows = await sql<{ messages: { text: string; sig: string } }>(db.url, "SELECT messages FROM statecraft.runs WHERE run_id = $1", [ids[3].runId]);
+    expect(rows[0].messages.sig).toMatch(/^hmac-sha256:[0-9a-f]{64}$/);
+    const conversation = JSON.parse(rows[0].messages.text) as Array<{ role: string; content: string }>;
+    expect(conversation.filter((m) => m.role === "user").map((m) => JSON.parse(m.content).tag)).toEqual(["s0", "s1", "s2", "s3"]);
     // Free again: wait: false is taken.
     await expect(enqueueRun(plan("s4", []), { database: db.url, sessionId, wait: false })).resolves.toMatchObject({ sessionId });
   }, 120_000);

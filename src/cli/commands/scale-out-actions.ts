@@ -166,8 +166,9 @@ export async function databaseRunsAction(flags: Flags, context: CliContext): Pro
     if (runs.length === 0) io.stdout.write("no runs in the database\n");
     for (const run of runs) {
       const when = run.endedAt ?? run.startedAt ?? run.enqueuedAt;
-      io.stdout.write(`${run.sessionId}  ${run.status}${run.reason ? ` (${run.reason})` : ""} since ${when}  run ${run.runId}${run.worker ? ` on ${run.worker}` : ""}\n`);
+      io.stdout.write(`${run.sessionId}  ${run.status}${run.reason ? ` (${run.reason})` : run.error ? ` (${run.error.code})` : ""} since ${when}  run ${run.runId}${run.worker ? ` on ${run.worker}` : ""}\n`);
       for (const call of run.pending ?? []) io.stdout.write(`    ${call.callId}  ${call.name} ${JSON.stringify(call.input)}\n`);
+      if (run.error && !run.reason) io.stdout.write(`    ${run.error.message}\n`);
       if (run.status === "suspended" && run.pending?.[0]) io.stdout.write(`    statecraft answer ${run.sessionId} --allow ${run.pending[0].callId}\n`);
     }
     return 0;

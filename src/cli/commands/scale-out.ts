@@ -24,7 +24,7 @@ export const workerCommand: CliCommand = {
       .option("--tools <set>", "the tools runs get: builtin (read, write, edit, list, glob, grep, bash in --cwd) or none (default)", tools)
       .option("--id <id>", "the worker's stable id, its DBOS executor id (default: host name and folder)");
     addRunFlags(command)
-      .addHelpText("after", "\nModel flags as for run (script:FILE too). --allow/--ask/--deny/--permission-mode are the worker's permissions: a run's own rules narrow them.\nA question nobody can answer suspends the run: statecraft answer goes on.")
+      .addHelpText("after", "\nModel flags as for run (script:FILE too). --allow/--ask/--deny/--permission-mode are the worker's permissions: a run's own rules narrow them.\nA question nobody can answer suspends the run: statecraft answer goes on.\nSuspended runs are signed with $STATECRAFT_RUN_KEY (default: your session key, one machine); every worker of a database must share it.\nThe tools never see the database URL, the run key or PG* variables.")
       .action(async (flags: Record<string, unknown>, cmd: Command) => {
         const { workerAction } = await import("./scale-out-actions.js");
         context.exitCode = await workerAction({ ...cmd.optsWithGlobals(), ...flags }, context);
