@@ -5,9 +5,18 @@ import { AgentError } from "../errors/agent-error.js";
 import { UsageError } from "./usage-error.js";
 
 /**
- * Where `trace list|show|replay|script` read: the file given; else, with `--database` (or STATECRAFT_DATABASE_URL), the
- * trace lines statecraft/dbos workers wrote to PostgreSQL, copied to a private temporary file the command reads as
- * any trace file (removed after it); else the default file.
+ * The database a trace command reads, or undefined for a file: `--database`, else STATECRAFT_DATABASE_URL when no
+ * file is given. A file and `--database` together are a usage error.
+ */
+export function traceDatabase(env: NodeJS.ProcessEnv, file: string | undefined, flags: { database?: string }): string | undefined {
+  if (file !== undefined && flags.database !== undefined) throw new UsageError("give a trace file or --database, not both");
+  return file === undefined ? (flags.database ?? env.STATECRAFT_DATABASE_URL) : flags.database;
+}
+
+/**
+ * Where `trace list|show|replay|fork|script` read: the file given; else, with `--database` (or
+ * STATECRAFT_DATABASE_URL), the trace lines statecraft/dbos workers wrote to PostgreSQL, copied to a private temporary
+ * file the command reads as any trace file (removed after it); else the default file.
  */
 export async function withTraceSource<T>(
   env: NodeJS.ProcessEnv,
@@ -17,8 +26,7 @@ export async function withTraceSource<T>(
   fallback: () => string,
   read: (file: string) => Promise<T>,
 ): Promise<T> {
-  const database = file === undefined ? (flags.database ?? env.STATECRAFT_DATABASE_URL) : flags.database;
-  if (file !== undefined && flags.database !== undefined) throw new UsageError("give a trace file or --database, not both");
+  const database = traceDatabase(env, file, flags);
   if (database === undefined) return read(fallback());
   let lines: string[];
   try {
@@ -36,7 +44,15 @@ export async function withTraceSource<T>(
   try {
     const copy = join(dir, "trace.jsonl");
     writeFileSync(copy, lines.length > 0 ? `${lines.join("\n")}\n` : "", { mode: 0o600 });
-    return await read(copy);
+    return await read(copy).catch((error: unknown) => {
+      // Messages name the file read: here that is a copy about to be removed, so they name the database instead.
+      if (error instanceof AgentError) {
+        error.message = error.message
+          .replaceAll(`\`statecraft trace list ${copy}\``, "`statecraft trace list --database URL`")
+          .replaceAll(copy, "the database's trace lines");
+      }
+      throw error;
+    });
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
