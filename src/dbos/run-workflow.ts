@@ -18,6 +18,8 @@ import { narrowPermissions, type RunOptions } from "./run-options.js";
 import { blockingRun, enqueuePiece, nextWaiting, specOfRow, withSession, type RunRow } from "./runs-table.js";
 import { replayableCallIds, stepEffects, toolStarts } from "./step-effects.js";
 import { RunClock } from "./run-clock.js";
+import { sessionRules } from "./session-rules.js";
+import { createPermissionPolicy } from "../permissions/policy.js";
 import { redactLine, secretValues } from "../record/redact.js";
 
 /** What the workflow needs of the worker that runs it (one worker per process: DBOS is one per process). */
@@ -53,11 +55,12 @@ export async function runPiece(spec: RunSpec): Promise<PieceOutcome> {
   const h = host;
   if (!h) throw new Error("statecraft/dbos: no worker in this process (createWorker() first)");
   const workflowId = DBOS.workflowID!;
-  const begun = decode<{ wait?: string; history?: Message[]; now: number }>(await DBOS.runStep(() => begin(h, spec), { name: "begin" }));
+  const begun = decode<{ wait?: string; history?: Message[]; rules?: string[]; now: number }>(await DBOS.runStep(() => begin(h, spec), { name: "begin" }));
   if (begun.wait !== undefined) return { status: "waiting", behind: begun.wait };
 
   const lines = new PgLines(h.pool, { sessionId: spec.sessionId, runId: spec.runId, part: spec.part }, (error) => h.logger?.error({ sessionId: spec.sessionId }, `statecraft: ${error.message}`));
   const permissions = narrowPermissions(h.permissions, spec.options.permissions);
+  const remembered = begun.rules ?? [];
   const loaded: { run?: StoredRun } = {};
   const store = replayedLoads(pgRunStore(h.pool), loaded);
   // The run's time starts at the recorded start of this piece (less the time it was active before, for a resumption).
@@ -75,12 +78,14 @@ export async function runPiece(spec: RunSpec): Promise<PieceOutcome> {
   };
   const hostRun = (prepared: PreparedRun) => {
     prepared.hosted = {
-      effects: stepEffects({ workflowId, permissions, cwd: h.cwd, starts: toolStarts(h.pool), clock }),
+      effects: stepEffects({ workflowId, permissions, sessionRules: remembered, cwd: h.cwd, starts: toolStarts(h.pool), clock }),
       sinks: { trace: lines.sink("trace"), transcript: lines.sink("transcript"), audit: lines.sink("audit") },
       time: { machine: clock.machineOptions(), clock: clock.actorClock() },
     };
     prepared.input.startedAt = begun.now - (loaded.run?.activeMs ?? 0);
     prepared.input.deps.newCallId = replayableCallIds(workflowId);
+    // A resumption makes its policy before any step; the session's rules are the database's, not a local transcript's.
+    if (spec.part > 0) prepared.input.deps.policy = createPermissionPolicy(permissions, remembered, { cwd: h.cwd });
     prepared.input.runId = spec.runId;
   };
   let run: QueryRun;
@@ -140,12 +145,13 @@ async function begin(h: WorkerHost, spec: RunSpec): Promise<string> {
       Date.now(),
       spec.part,
     ]);
-    if (spec.part > 0) return encode({ now: Date.now() });
+    const rules = await sessionRules(client, spec.sessionId);
+    if (spec.part > 0) return encode({ now: Date.now(), rules });
     const previous = await client.query<{ messages: Message[] }>(
       "SELECT messages FROM statecraft.runs WHERE session_id = $1 AND status = 'finished' AND messages IS NOT NULL ORDER BY ended_at DESC LIMIT 1",
       [spec.sessionId],
     );
-    return encode({ now: Date.now(), ...(previous.rows[0] ? { history: previous.rows[0].messages } : {}) });
+    return encode({ now: Date.now(), rules, ...(previous.rows[0] ? { history: previous.rows[0].messages } : {}) });
   });
 }
 

@@ -99,7 +99,7 @@ export function toolStarts(pool: pg.Pool): ToolStarts {
  * runs; found started by a replay (its process died mid-call), a `read` tool runs again and a `write`/`exec` tool does
  * not: the model gets `INTERRUPTED`, as in docs/durable.md.
  */
-export function stepEffects(options: { workflowId: string; permissions: PermissionOptions; cwd: string; starts: ToolStarts; clock: RunClock }): Effects {
+export function stepEffects(options: { workflowId: string; permissions: PermissionOptions; sessionRules: readonly string[]; cwd: string; starts: ToolStarts; clock: RunClock }): Effects {
   const { workflowId, starts, clock } = options;
   const wrapTool = (tool: AnyTool): AnyTool => ({
     ...tool,
@@ -120,10 +120,11 @@ export function stepEffects(options: { workflowId: string; permissions: Permissi
   });
   return {
     buildContext: (input, signal, report) =>
-      // The policy and model are code, not data: the policy is made again from the run's permissions (a DBOS run has
-      // no remembered session rules and no hooks that change the model).
+      // The policy and model are code, not data: the policy is made again from the run's permissions and the
+      // session's remembered rules, read from the database in the workflow's first step (there are no hooks that
+      // change the model).
       step("buildContext", clock, signal, report, (live) => defaultEffects.buildContext(input, signal, live), ({ policy, model: _model, ...data }) => ({ ...data, ...(policy ? { policy: true } : {}) })).then(
-        (built) => ((built as { policy?: unknown }).policy ? { ...built, policy: createPermissionPolicy(options.permissions, [], { cwd: options.cwd }) } : built),
+        (built) => ((built as { policy?: unknown }).policy ? { ...built, policy: createPermissionPolicy(options.permissions, options.sessionRules, { cwd: options.cwd }) } : built),
       ),
     callModel: (input, signal, report) => step("callModel", clock, signal, report, (live) => defaultEffects.callModel(input, signal, live)),
     askPermission: (input, signal, report) => step("askPermission", clock, signal, report, (live) => defaultEffects.askPermission(input, signal, live)),
