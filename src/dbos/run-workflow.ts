@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { DBOS, type DBOSClient } from "@dbos-inc/dbos-sdk";
 import type pg from "pg";
 import type { AgentEvent, RunResult } from "../events.js";
@@ -76,6 +77,17 @@ export async function runPiece(spec: RunSpec): Promise<PieceOutcome> {
     sessionId: spec.sessionId,
     ...(h.logger ? { logger: h.logger } : {}),
   };
+  // A subagent (agentTool) runs inside its parent's tool step: its lines go to the database under its own session,
+  // its trace lines carrying parentSession, as they would go to the parent's trace file and its own transcript.
+  const children: PgLines[] = [];
+  const hostSubagent = (prepared: unknown) => {
+    const child = prepared as PreparedRun;
+    child.input.runId ??= randomUUID();
+    const out = new PgLines(h.pool, { sessionId: child.input.sessionId, runId: child.input.runId, part: 0 }, (error) => h.logger?.error({ sessionId: child.input.sessionId }, `statecraft: ${error.message}`));
+    children.push(out);
+    child.hosted = { sinks: { trace: out.sink("trace"), transcript: out.sink("transcript"), audit: out.sink("audit") } };
+    child.input.deps.hostSubagent = hostSubagent;
+  };
   const hostRun = (prepared: PreparedRun) => {
     prepared.hosted = {
       effects: stepEffects({ workflowId, permissions, sessionRules: remembered, cwd: h.cwd, starts: toolStarts(h.pool), clock }),
@@ -84,6 +96,7 @@ export async function runPiece(spec: RunSpec): Promise<PieceOutcome> {
     };
     prepared.input.startedAt = begun.now - (loaded.run?.activeMs ?? 0);
     prepared.input.deps.newCallId = replayableCallIds(workflowId);
+    prepared.input.deps.hostSubagent = hostSubagent;
     // A resumption makes its policy before any step; the session's rules are the database's, not a local transcript's.
     if (spec.part > 0) prepared.input.deps.policy = createPermissionPolicy(permissions, remembered, { cwd: h.cwd });
     prepared.input.runId = spec.runId;
@@ -110,7 +123,7 @@ export async function runPiece(spec: RunSpec): Promise<PieceOutcome> {
       events.writeLine(redactLine(JSON.stringify(next.value satisfies AgentEvent), secrets));
     }
   } finally {
-    await lines.drain();
+    await Promise.all([lines.drain(), ...children.map((c) => c.drain())]);
   }
   const outcome = decode<PieceOutcome>(await DBOS.runStep(() => end(h, spec, result), { name: "end" }));
   return outcome;
