@@ -18,6 +18,8 @@ export interface FollowOptions {
   /** A read that failed (the database went away, …); following goes on and retries. */
   onError?(error: Error): void;
   intervalMs?: number;
+  /** How long a skipped id is read again before it is taken for a gap for good (default 5 s). */
+  gapGraceMs?: number;
 }
 
 /**
@@ -32,6 +34,7 @@ export interface FollowOptions {
  */
 export function followLines(options: FollowOptions): { ready: Promise<void>; stop(): Promise<void> } {
   const interval = options.intervalMs ?? DEFAULT_INTERVAL_MS;
+  const grace = options.gapGraceMs ?? GAP_GRACE_MS;
   let newest = 0;
   /** Skipped ids, with when they were first missed. */
   const gaps = new Map<number, number>();
@@ -42,7 +45,7 @@ export function followLines(options: FollowOptions): { ready: Promise<void>; sto
   const read = async (): Promise<void> => {
     const conn = await connect(options.database, "inspect --database");
     const now = Date.now();
-    for (const [id, since] of gaps) if (now - since > GAP_GRACE_MS) gaps.delete(id);
+    for (const [id, since] of gaps) if (now - since > grace) gaps.delete(id);
     for (;;) {
       const rows = await conn.pool.query<{ id: string; line: string | null }>(
         `SELECT id, CASE WHEN stream = $1 THEN line END AS line FROM statecraft.lines
