@@ -61,6 +61,8 @@ export function agentTool(options: AgentToolOptions): ToolDefinition<{ prompt: s
         },
         { parentSession: parent.sessionId, depth, maxDelegationDepth: parent.maxDelegationDepth },
       );
+      // On a worker the child's lines go to the database with the parent's, not to files on the worker.
+      parent.hostSubagent?.(prepared);
       const run = startRun(prepared, { ...childOptions, model: model ?? parent.model, signal: ctx.signal });
       let result: RunResult;
       for (;;) {

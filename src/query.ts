@@ -87,7 +87,8 @@ export interface PreparedRun {
  * journal is what recovers it.
  */
 export interface HostedRun {
-  effects: Effects;
+  /** Default: the engine's own (a subagent of a hosted run runs inside its parent's tool step, journalled as one). */
+  effects?: Effects;
   sinks: { trace: LineSink; transcript: LineSink; audit: LineSink };
   /** The host's time for the machine (its deadline and `timedOut` guard) and the clock its timers go through. */
   time?: { machine: Omit<Parameters<typeof engineMachine.provide>[0], "actors">; clock: NonNullable<Parameters<typeof createActor>[1]>["clock"] };

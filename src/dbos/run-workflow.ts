@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { DBOS, type DBOSClient } from "@dbos-inc/dbos-sdk";
 import type pg from "pg";
 import { AgentError } from "../errors/agent-error.js";
@@ -22,6 +23,8 @@ import { narrowPermissions, type RunOptions } from "./run-options.js";
 import { blockingRun, enqueuePiece, nextWaiting, specOfRow, withSession, type RunRow } from "./runs-table.js";
 import { replayableCallIds, stepEffects, toolStarts } from "./step-effects.js";
 import { RunClock } from "./run-clock.js";
+import { sealingRules, sessionRules } from "./session-rules.js";
+import { createPermissionPolicy } from "../permissions/policy.js";
 import { redactLine, secretValues } from "../record/redact.js";
 import { defaultLogger } from "../logger.js";
 
@@ -61,11 +64,12 @@ export async function runPiece(spec: RunSpec): Promise<PieceOutcome> {
   const h = host;
   if (!h) throw new Error("statecraft/dbos: no worker in this process (createWorker() first)");
   const workflowId = DBOS.workflowID!;
-  const begun = decode<{ wait?: string; history?: Message[]; now: number }>(await DBOS.runStep(() => begin(h, spec), { name: "begin" }));
+  const begun = decode<{ wait?: string; history?: Message[]; rules?: string[]; now: number }>(await DBOS.runStep(() => begin(h, spec), { name: "begin" }));
   if (begun.wait !== undefined) return { status: "waiting", behind: begun.wait };
 
   const lines = new PgLines(h.pool, { sessionId: spec.sessionId, runId: spec.runId, part: spec.part }, (error) => h.logger?.error({ sessionId: spec.sessionId }, `statecraft: ${error.message}`));
   const permissions = narrowPermissions(h.permissions, spec.options.permissions);
+  const remembered = begun.rules ?? [];
   const loaded: { run?: StoredRun } = {};
   const store = replayedLoads(pgRunStore(h.pool, h.key, { runId: spec.runId, part: spec.part, spec: specDigest(spec), ...(spec.seen !== undefined ? { seen: spec.seen } : {}) }), loaded);
   // The run's time starts at the recorded start of this piece (less the time it was active before, for a resumption).
@@ -82,14 +86,28 @@ export async function runPiece(spec: RunSpec): Promise<PieceOutcome> {
     ...h.hooks,
     ...(h.logger ? { logger: h.logger } : {}),
   };
+  // A subagent (agentTool) runs inside its parent's tool step: its lines go to the database under its own session,
+  // its trace lines carrying parentSession, as they would go to the parent's trace file and its own transcript.
+  const children: PgLines[] = [];
+  const hostSubagent = (prepared: unknown) => {
+    const child = prepared as PreparedRun;
+    child.input.runId ??= randomUUID();
+    const out = new PgLines(h.pool, { sessionId: child.input.sessionId, runId: child.input.runId, part: 0 }, (error) => h.logger?.error({ sessionId: child.input.sessionId }, `statecraft: ${error.message}`));
+    children.push(out);
+    child.hosted = { sinks: { trace: out.sink("trace"), transcript: out.sink("transcript"), audit: out.sink("audit") } };
+    child.input.deps.hostSubagent = hostSubagent;
+  };
   const hostRun = (prepared: PreparedRun) => {
     prepared.hosted = {
-      effects: stepEffects({ workflowId, permissions, cwd: h.cwd, starts: toolStarts(h.pool), clock }),
-      sinks: { trace: lines.sink("trace"), transcript: lines.sink("transcript"), audit: lines.sink("audit") },
+      effects: stepEffects({ workflowId, permissions, sessionRules: remembered, cwd: h.cwd, starts: toolStarts(h.pool), clock }),
+      sinks: { trace: lines.sink("trace"), transcript: sealingRules(lines.sink("transcript"), lines.sink("rule"), h.key, spec.sessionId), audit: lines.sink("audit") },
       time: { machine: clock.machineOptions(), clock: clock.actorClock() },
     };
     prepared.input.startedAt = begun.now - (loaded.run?.activeMs ?? 0);
     prepared.input.deps.newCallId = replayableCallIds(workflowId);
+    prepared.input.deps.hostSubagent = hostSubagent;
+    // A resumption makes its policy before any step; the session's rules are the database's, not a local transcript's.
+    if (spec.part > 0) prepared.input.deps.policy = createPermissionPolicy(permissions, remembered, { cwd: h.cwd });
     prepared.input.runId = spec.runId;
   };
   let run: QueryRun;
@@ -120,7 +138,7 @@ export async function runPiece(spec: RunSpec): Promise<PieceOutcome> {
     if (!(error instanceof AgentError) || (error.code !== "RUN_DAMAGED" && error.code !== "RUN_NOT_FOUND")) throw error;
     refused = error;
   } finally {
-    await lines.drain();
+    await Promise.all([lines.drain(), ...children.map((c) => c.drain())]);
   }
   if (refused) {
     const failure = refused;
@@ -174,14 +192,15 @@ async function begin(h: WorkerHost, spec: RunSpec): Promise<string> {
       Date.now(),
       spec.part,
     ]);
-    if (spec.part > 0) return encode({ now: Date.now() });
+    const rules = await sessionRules(client, h.key, spec.sessionId, h.logger ?? defaultLogger());
+    if (spec.part > 0) return encode({ now: Date.now(), rules });
     const previous = (
       await client.query<{ run_id: string; messages: unknown }>(
         "SELECT run_id, messages FROM statecraft.runs WHERE session_id = $1 AND status = 'finished' AND messages IS NOT NULL ORDER BY ended_at DESC LIMIT 1",
         [spec.sessionId],
       )
     ).rows[0];
-    if (!previous) return encode({ now: Date.now() });
+    if (!previous) return encode({ now: Date.now(), rules });
     // Only a conversation a worker signed is gone on from: the row is writable by anyone holding the database's URL.
     const history = historyOf(h.key, spec.sessionId, previous.run_id, previous.messages);
     if ("problem" in history) {
@@ -189,9 +208,9 @@ async function begin(h: WorkerHost, spec: RunSpec): Promise<string> {
         { sessionId: spec.sessionId, runId: spec.runId, from: previous.run_id },
         `statecraft: the conversation of run ${previous.run_id} in statecraft.runs is ignored: ${history.problem}; run ${spec.runId} starts the session's conversation afresh`,
       );
-      return encode({ now: Date.now() });
+      return encode({ now: Date.now(), rules });
     }
-    return encode({ now: Date.now(), history: history.messages });
+    return encode({ now: Date.now(), rules, history: history.messages });
   });
 }
 

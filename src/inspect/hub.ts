@@ -306,9 +306,9 @@ export class InspectorHub {
 function metaOf(record: InspectorRecord): RecordMeta {
   switch (record.kind) {
     case "actor":
-      return { owner: `actor:${record.sessionId}`, first: true, ends: FINAL_STATUS.has(record.snapshot.status ?? "") };
+      return { owner: `actor:${record.sessionId}`, first: true, ...(FINAL_STATUS.has(record.snapshot.status ?? "") ? { ends: true } : {}) };
     case "snapshot":
-      return { owner: `actor:${record.sessionId}`, ends: FINAL_STATUS.has(record.snapshot.status ?? "") };
+      return { owner: `actor:${record.sessionId}`, ...(FINAL_STATUS.has(record.snapshot.status ?? "") ? { ends: true } : {}) };
     case "event":
       return { owner: `actor:${record.sessionId}` };
     case "actor_end":
@@ -321,11 +321,19 @@ function metaOf(record: InspectorRecord): RecordMeta {
     case "messages":
     case "agent":
       return { owner: `run:${record.sessionId}` };
+    case "trace_line":
+      // A session's done line ends its run; a later line (its next run) makes it live again.
+      return { owner: `run:${record.sessionId}`, ends: isDone(record.line) };
     case "permission":
       return { owner: `run:${record.sessionId}`, permission: record.id };
     default:
       return {};
   }
+}
+
+function isDone(line: Json): boolean {
+  const l = line as { kind?: unknown; state?: unknown } | null;
+  return l !== null && typeof l === "object" && l.kind === "state" && l.state === "done";
 }
 
 function megabytes(bytes: number): string {

@@ -117,6 +117,11 @@ export type InspectorRecord =
   | { kind: "messages"; sessionId: string; start: number; messages: Json[] }
   /** An event of the run (text, tool calls and results, permission requests, retries, turn end). */
   | { kind: "agent"; time: string; sessionId: string; event: Json }
+  /**
+   * A line of a trace recorded elsewhere, arriving as it is written (`addTraceLines`: `statecraft inspect --database`
+   * feeds the lines workers write to PostgreSQL). Its session is shown as a run, ended at its `done` line.
+   */
+  | { kind: "trace_line"; sessionId: string; line: Json }
   /** The run is over (its generator returned). */
   | { kind: "run_end"; time: string; sessionId: string }
   /**

@@ -12,7 +12,10 @@ export interface RecordMeta {
   owner?: string;
   /** The owner's first record (its `actor` or `run` record): kept while the owner lives, for the page to know it. */
   first?: boolean;
-  /** The owner is over after this record (an actor's final snapshot, a run's `run_end`). */
+  /**
+   * The owner is over after this record (an actor's final snapshot, a run's `run_end`); `false` says it is going on
+   * again (a session's next run, fed by trace lines, after its `done`).
+   */
   ends?: boolean;
   /** The id of a permission request: kept while it waits for an answer. */
   permission?: string;
@@ -75,7 +78,7 @@ export class RecordStore {
       }
       owner.count++;
       owner.latest = kept;
-      if (kept.ends) owner.ended = true;
+      if (kept.ends !== undefined) owner.ended = kept.ends;
     }
     return this.bytes > this.maxBytes ? this.drop() : undefined;
   }

@@ -17,6 +17,7 @@ import { checkAllowOrigins } from "./origins.js";
 import { isStatelyInspectionEvent } from "./protocol.js";
 import { createInspectedRun, type InspectedRun, type InspectedRunInfo } from "./run.js";
 import { sendTrace } from "./trace-file.js";
+import { TraceFeed } from "./trace-feed.js";
 
 export interface InspectorOptions {
   /** TCP port on 127.0.0.1; 0 (the default) picks a free one. */
@@ -54,6 +55,13 @@ export interface Inspector {
   readonly inspect: InspectObserver;
   /** Starts showing an agent run; feed the returned handle what the run does. */
   attach(run: InspectedRunInfo): InspectedRun;
+  /**
+   * Shows trace lines (each the JSON text of one line, as in a trace file) recorded by another process, as they
+   * arrive: each session is a run on the page from its first line on, going on until its `done` line. Lines are
+   * redacted as `/trace` redacts a file; unreadable ones are reported as a problem. `statecraft inspect --database`
+   * feeds it the lines statecraft/dbos workers write to PostgreSQL.
+   */
+  addTraceLines(lines: readonly string[]): void;
   /** `publish` of the run attached last (one is attached for it if there is none). */
   publish(event: AgentEvent): void;
   /** `requestPermission` of the run attached last (one is attached for it if there is none). */
@@ -235,6 +243,7 @@ export async function startInspector(options: InspectorOptions = {}): Promise<In
     return lastRun;
   };
   const currentRun = (sessionId?: string) => lastRun ?? attach({ sessionId: sessionId ?? `run-${++implicitRuns}` });
+  const traceFeed = new TraceFeed(hub, defaultChartId);
 
   let closing: Promise<void> | undefined;
   return {
@@ -245,6 +254,12 @@ export async function startInspector(options: InspectorOptions = {}): Promise<In
     },
     inspect,
     attach,
+    addTraceLines(lines) {
+      if (!Array.isArray(lines) || lines.some((l) => typeof l !== "string")) {
+        throw new AgentError("INVALID_OPTIONS", "inspector.addTraceLines takes an array of strings, each the JSON text of one trace line");
+      }
+      traceFeed.add(lines);
+    },
     publish(event) {
       currentRun(event.type === "turn_end" ? event.sessionId : undefined).publish(event);
     },

@@ -60,6 +60,8 @@ export interface EngineDeps {
   summarize?: Summarize;
   /** Where a subagent's events go: up to the parent run's caller. */
   relay?: (event: EngineEmitted) => void;
+  /** A hosted run's (statecraft/dbos) way to host its subagents' runs as itself: their lines go where its lines go. */
+  hostSubagent?: (child: unknown) => void;
   /** Where warnings go (the run's logger): e.g. a transcript line the engine did not write, ignored. */
   warn?: (message: string) => void;
   /**

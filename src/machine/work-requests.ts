@@ -94,6 +94,7 @@ export function runToolsInput(context: EngineContext): RunToolsInput {
     permissions: deps.permissions,
     model: deps.model,
   };
+  if (deps.hostSubagent) input.run.hostSubagent = deps.hostSubagent;
   return input;
 }
 

@@ -64,7 +64,7 @@ describeWithDatabase("statecraft worker | enqueue | answer | watch | runs --data
     const replayed = await statecraft("trace", "replay", "--session", queued.sessionId);
     expect(replayed.stdout).toMatch(/^identical: session/);
 
-    // The inspector serves the database's trace (a copy, refreshed while it serves), and stops on SIGTERM.
+    // The inspector serves the database's trace (a copy, appended to as the lines arrive), and stops on SIGTERM.
     const inspector = spawn(process.execPath, [cli, "inspect", "--database", db.url, "--port", "0"], { stdio: ["ignore", "pipe", "pipe"] });
     let inspectorOut = "";
     inspector.stdout!.on("data", (d: Buffer) => (inspectorOut += d.toString()));

@@ -4,7 +4,7 @@ import { resolve } from "node:path";
 import { startInspector } from "../../inspect/server.js";
 import type { CliContext } from "../context.js";
 import { UsageError } from "../usage-error.js";
-import { databaseTraceFile } from "../database-trace.js";
+import { followDatabaseTrace } from "../database-trace.js";
 
 /** Serves the inspector until SIGINT or SIGTERM, then closes it and exits 0. */
 export async function inspectAction(
@@ -15,12 +15,20 @@ export async function inspectAction(
   const { io } = context;
   let file: string | undefined;
   if (traceFile !== undefined && flags.database !== undefined) throw new UsageError("give a trace file or --database, not both");
-  // The workers' trace lines in PostgreSQL (statecraft/dbos): a private copy, refreshed every 2 s while it serves.
+  // The workers' trace lines in PostgreSQL (statecraft/dbos), followed as they are written: each session a run on the
+  // page, live until its done line; a copy of the lines so far is served at /trace.
   const database = traceFile === undefined ? (flags.database ?? io.env.STATECRAFT_DATABASE_URL) : undefined;
-  const fromDatabase = database !== undefined ? await databaseTraceFile(database) : undefined;
-  const refreshing = fromDatabase ? setInterval(() => void fromDatabase.refresh().catch((e: Error) => io.stderr.write(`statecraft: the trace could not be read from the database: ${e.message}\n`)), 2000) : undefined;
-  refreshing?.unref();
-  if (fromDatabase) file = fromDatabase.file;
+  let feed: ((lines: string[]) => void) | undefined;
+  const early: string[][] = [];
+  const following =
+    database !== undefined
+      ? await followDatabaseTrace(
+          database,
+          (lines) => (feed ? feed(lines) : early.push(lines)),
+          (e) => io.stderr.write(`statecraft: the trace could not be read from the database (retrying): ${e.message}\n`),
+        )
+      : undefined;
+  if (following) file = following.file;
   if (traceFile !== undefined) {
     file = resolve(traceFile);
     if (!existsSync(file) || !statSync(file).isFile()) {
@@ -32,9 +40,14 @@ export async function inspectAction(
     ...(flags.maxBytes !== undefined ? { maxBytes: flags.maxBytes } : {}),
     ...(flags.allowOrigin && flags.allowOrigin.length > 0 ? { allowOrigins: flags.allowOrigin } : {}),
     ...(file ? { traceFile: file } : {}),
-  }).catch((error: Error) => {
+  }).catch(async (error: Error) => {
+    await following?.stop();
     throw new UsageError(error.message);
   });
+  if (following) {
+    for (const lines of early.splice(0)) inspector.addTraceLines(lines);
+    feed = (lines) => inspector.addTraceLines(lines);
+  }
   io.stdout.write(`inspector: ${inspector.url}\n`);
   if (flags.open) openInBrowser(inspector.url, io.stderr);
   await new Promise<void>((done) => {
@@ -46,9 +59,8 @@ export async function inspectAction(
     process.on("SIGINT", stop);
     process.on("SIGTERM", stop);
   });
+  await following?.stop();
   await inspector.close();
-  if (refreshing) clearInterval(refreshing);
-  await fromDatabase?.remove();
   return 0;
 }
 

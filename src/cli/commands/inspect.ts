@@ -18,7 +18,7 @@ export const inspectCommand: CliCommand = {
       .option("--max-bytes <size>", "most memory of records kept for pages that connect later, e.g. 512KB, 64MB (default), 1GB", parseByteSize)
       .option("--allow-origin <url>", "let browser apps of this origin send inspection events, e.g. http://localhost:5173 (repeatable)", collectOrigin, [] as string[])
       .option("--open", "open the page in the default browser")
-      .option("--database <url>", "show the trace lines statecraft/dbos workers wrote to this PostgreSQL, refreshed every 2 s (default when no file: STATECRAFT_DATABASE_URL)")
+      .option("--database <url>", "follow the trace lines statecraft/dbos workers write to this PostgreSQL, live: a run appears at its first line, marked ended at its done line (default when no file: STATECRAFT_DATABASE_URL)")
       .addHelpText(
         "after",
         [

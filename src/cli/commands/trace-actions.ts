@@ -1,28 +1,19 @@
-import { existsSync } from "node:fs";
-import { resolve } from "node:path";
 import { Command, InvalidArgumentError, Option } from "commander";
-import { colorsEnabled, createStyle, type Style } from "../colors.js";
-import { resolveRunSettings } from "../config.js";
-import { EXIT_CODES, exitCodeFor } from "../exit-codes.js";
-import { listenForInterrupts } from "../interrupts.js";
-import { createLogger, LOG_LEVELS, resolveLogLevel } from "../logger.js";
-import { createModel } from "../model-factory.js";
-import { createTerminalPrompter, type PermissionPrompter } from "../prompt.js";
-import { HumanRenderer, JsonRenderer, type Renderer } from "../render.js";
-import { parsePositiveInteger, parsePositiveSeconds, type RunFlags } from "../run-flags.js";
+import { EXIT_CODES } from "../exit-codes.js";
+import { LOG_LEVELS } from "../logger.js";
+import { parsePositiveInteger, parsePositiveSeconds } from "../run-flags.js";
 import { UsageError } from "../usage-error.js";
 import { withTraceSource } from "../database-trace.js";
 import { AgentError } from "../../errors/agent-error.js";
-import type { AgentEvent } from "../../events.js";
-import { PERMISSION_MODES, type PermissionMode, type PermissionOptions } from "../../permissions/types.js";
-import { builtinTools } from "../../tools/builtin/index.js";
-import { fork } from "../../debug/fork.js";
-import { forkPermissions } from "../../debug/fork-permissions.js";
-import { analyseRun } from "../../debug/recording.js";
+import { PERMISSION_MODES } from "../../permissions/types.js";
 import { replay } from "../../debug/replay.js";
 import { scriptOf } from "../../debug/script.js";
-import { lastSessionId, loadSession, splitRuns, summarizeSessions, type SessionSummary, type TraceSession } from "../../debug/session.js";
+import { summarizeSessions, type SessionSummary } from "../../debug/session.js";
 import { buildTimeline, excerpt, formatMs, formatTimeline } from "../../debug/timeline.js";
+import { forkAction, type ForkFlags } from "./fork-action.js";
+import { DEFAULT_TRACE_FILE, pickSession, traceFile, warner, type IO } from "./trace-io.js";
+
+export { DEFAULT_TRACE_FILE };
 
 /** Where the trace commands read and write. The CLI's own context fits; without one, the process's streams. */
 export interface TraceCommandContext {
@@ -36,17 +27,6 @@ export interface TraceCommandContext {
   };
   /** Set by each command's action: 0 on success, 1 for a replay that diverged, 2 for a usage error, a run's code for fork. */
   exitCode?: number;
-}
-
-/** The trace file when none is given, relative to where the command runs. */
-export const DEFAULT_TRACE_FILE = ".agent/trace.jsonl";
-
-interface IO {
-  stdout: NodeJS.WritableStream & { isTTY?: boolean };
-  stderr: NodeJS.WritableStream & { isTTY?: boolean };
-  stdin: NodeJS.ReadableStream & { isTTY?: boolean; setRawMode?: (mode: boolean) => unknown };
-  env: NodeJS.ProcessEnv;
-  cwd: string;
 }
 
 /**
@@ -184,7 +164,8 @@ export function registerTraceCommands(program: Command, context: TraceCommandCon
     .requiredOption("--at <seq>", "the seq of the line to fork at (see trace show)", parseSeq)
     .option("--run <n>", "the run of the session the seq is in, when it has several (default the last)", parsePositiveInteger("--run"))
     .option("--prompt <text>", "a new user message after the rebuilt conversation")
-    .option("-C, --cwd <dir>", "folder the fork works in (default the recorded run's)")
+    .option("-C, --cwd <dir>", "folder the fork works in (default the recorded run's; from --database, this folder)")
+    .option("--database <url>", "fork a session statecraft/dbos workers wrote to this PostgreSQL (default when no file: STATECRAFT_DATABASE_URL); the fork itself runs here")
     .option("-m, --model <name>", "model name on the OpenAI-compatible server, or script:<file.json> for a scripted model")
     .option("--base-url <url>", "OpenAI-compatible server (default: OPENAI_BASE_URL)")
     .option("--max-turns <n>", "at most this many model calls (default the recorded run's)", parsePositiveInteger("--max-turns"))
@@ -195,7 +176,7 @@ export function registerTraceCommands(program: Command, context: TraceCommandCon
     .option("--ask <rule>", "always ask before calls matching a rule (repeatable)", collectRule)
     .option("--deny <rule>", "deny calls matching a rule (repeatable)", collectRule)
     .option("--system-prompt <text>", "system prompt (default the recorded run's)")
-    .option("--trace <file>", "write the fork's trace here (default the trace file it was forked from)")
+    .option("--trace <file>", "write the fork's trace here (default the trace file it was forked from; from --database, <folder>/.agent/trace.jsonl)")
     .option("--no-trace", "write no trace")
     .option("--trust-project", "trust statecraft.config.json in the fork's folder for this run (as statecraft trust would)")
     .addOption(new Option("--log-level <level>", "operational logs on stderr").choices(LOG_LEVELS))
@@ -235,134 +216,6 @@ export function registerTraceCommands(program: Command, context: TraceCommandCon
     );
 
   return trace;
-}
-
-/** `trace fork`'s flags: the run flags (a fork continues as a run) plus where to fork and what to say. */
-interface ForkFlags extends Omit<RunFlags, "session"> {
-  session: string;
-  at: number;
-  run?: number;
-  prompt?: string;
-  json?: boolean;
-  color?: boolean;
-}
-
-/** `trace fork`: the run of the fork, rendered like `statecraft run`; the exit code is the run's. */
-async function forkAction(streams: IO, file: string | undefined, flags: ForkFlags): Promise<number> {
-  const path = traceFile(streams, file);
-  const session = await pickSession(streams, path, flags.session);
-  const runs = splitRuns(session.lines);
-  const recorded = analyseRun(runs[(flags.run ?? runs.length) - 1] ?? runs[runs.length - 1], 0).options;
-  const recordedCwd = recorded && existsSync(recorded.cwd) ? recorded.cwd : undefined;
-  const logger = createLogger(resolveLogLevel(flags.logLevel, streams.env));
-  // The model, the folder and the permissions are resolved like `run`'s (flags, environment, statecraft.config.json
-  // in the folder as far as the folder is trusted, the user's config); the fork's trace is chosen below.
-  const settings = resolveRunSettings(
-    {
-      ...(flags.cwd !== undefined ? { cwd: flags.cwd } : recordedCwd !== undefined ? { cwd: recordedCwd } : {}),
-      ...(flags.model !== undefined ? { model: flags.model } : {}),
-      ...(flags.baseUrl !== undefined ? { baseUrl: flags.baseUrl } : {}),
-      ...(flags.permissionMode !== undefined ? { permissionMode: flags.permissionMode } : {}),
-      ...(flags.allow ? { allow: flags.allow } : {}),
-      ...(flags.ask ? { ask: flags.ask } : {}),
-      ...(flags.deny ? { deny: flags.deny } : {}),
-      ...(flags.trustProject ? { trustProject: true } : {}),
-      trace: false,
-    },
-    streams.env,
-    streams.cwd,
-  );
-  for (const warning of settings.warnings) streams.stderr.write(`statecraft: ${warning}\n`);
-  const created = await createModel(settings.model, logger);
-  const json = flags.json === true;
-  const noColor = flags.color === false;
-  const out: Style = createStyle(colorsEnabled(streams.stdout as never, streams.env, noColor));
-  const err: Style = createStyle(colorsEnabled(streams.stderr as never, streams.env, noColor));
-  const onTerminal = streams.stdout.isTTY === true;
-  const renderer: Renderer = json
-    ? new JsonRenderer(streams.stdout as never)
-    : new HumanRenderer(streams.stdout as never, { style: out, spinner: onTerminal, thinking: onTerminal });
-
-  const controller = new AbortController();
-  const interrupt = () => {
-    if (controller.signal.aborted) return;
-    (json ? (t: string) => streams.stderr.write(`${t}\n`) : (t: string) => renderer.line(t))(err.yellow("interrupted: stopping the fork (Ctrl-C again to quit at once)"));
-    controller.abort();
-  };
-  const interactive = streams.stdin.isTTY === true && typeof streams.stdin.setRawMode === "function";
-  const prompter: PermissionPrompter | undefined = interactive
-    ? createTerminalPrompter({
-        input: streams.stdin as never,
-        output: (json ? streams.stderr : streams.stdout) as never,
-        style: json ? err : out,
-        beforeAsk: () => renderer.pause(),
-        onInterrupt: interrupt,
-      })
-    : undefined;
-  const { base, recordedNote } = forkPermissions(settings.permissions, flags, recorded?.permissions);
-  const permissions: PermissionOptions = { ...base, ...(prompter ? { onAsk: (request) => prompter.ask(request) } : {}) };
-
-  const run = fork(session, {
-    at: flags.at,
-    ...(flags.run !== undefined ? { run: flags.run } : {}),
-    ...(flags.prompt !== undefined ? { prompt: flags.prompt } : {}),
-    model: created.model,
-    tools: builtinTools(),
-    cwd: settings.cwd,
-    permissions,
-    signal: controller.signal,
-    logger,
-    ...(flags.maxTurns !== undefined ? { maxTurns: flags.maxTurns } : {}),
-    ...(flags.maxToolCalls !== undefined ? { maxToolCalls: flags.maxToolCalls } : {}),
-    ...(flags.timeout !== undefined ? { timeoutMs: Math.round(flags.timeout * 1000) } : {}),
-    ...(flags.systemPrompt !== undefined ? { systemPrompt: flags.systemPrompt } : {}),
-    ...(flags.trace === false ? { traceFile: false as const } : flags.trace !== undefined ? { traceFile: resolve(streams.cwd, flags.trace) } : {}),
-  });
-  const say = (text: string) => (json ? streams.stderr : streams.stdout).write(`${text}\n`);
-  say(
-    (json ? err : out).dim(
-      `fork of session ${session.sessionId} at seq ${flags.at}: new session ${run.sessionId}, model ${created.description}, cwd ${settings.cwd}, permissions ${base.mode ?? "default"}`,
-    ),
-  );
-  if (recordedNote !== undefined) say((json ? err : out).yellow(recordedNote));
-  const stopListening = listenForInterrupts((count) => {
-    if (count === 1) return interrupt();
-    prompter?.cancel();
-    renderer.close();
-    streams.stderr.write("statecraft: quit\n");
-    process.exit(EXIT_CODES.user_abort);
-  });
-  let end: Extract<AgentEvent, { type: "turn_end" }> | undefined;
-  try {
-    for await (const event of run) {
-      renderer.event(event);
-      if (event.type === "turn_end") end = event;
-    }
-  } finally {
-    stopListening();
-    prompter?.cancel();
-    renderer.close();
-  }
-  if (!end) throw new Error("the fork ended without a turn_end event");
-  const traceOut = flags.trace === false ? undefined : flags.trace !== undefined ? resolve(streams.cwd, flags.trace) : resolve(path);
-  say((json ? err : out).dim(`fork: session ${run.sessionId} (parent ${session.sessionId}, forked at seq ${flags.at})${traceOut ? `; trace: ${traceOut}` : ""}`));
-  return exitCodeFor(end.reason);
-}
-
-function traceFile(streams: IO, file: string | undefined): string {
-  return resolve(streams.cwd, file ?? DEFAULT_TRACE_FILE);
-}
-
-function warner(streams: IO): (message: string) => void {
-  return (message) => streams.stderr.write(`statecraft: ${message}\n`);
-}
-
-/** The session asked for, or the one that started last. */
-async function pickSession(streams: IO, file: string, id: string | undefined): Promise<TraceSession> {
-  const onWarning = warner(streams);
-  const sessionId = id ?? (await lastSessionId(file, { onWarning: () => {} }));
-  if (sessionId === undefined) throw new AgentError("TRACE_SESSION_NOT_FOUND", `${file} holds no sessions`);
-  return loadSession(file, sessionId, { onWarning });
 }
 
 function parseSeq(value: string): number {

@@ -63,6 +63,33 @@ export function applyRecord(r) {
       }
       return;
     }
+    case "trace_line": {
+      // A line of a trace recorded elsewhere, live (statecraft inspect --database): its session is a run that goes
+      // on until its done line, and again when a later run of the session adds lines.
+      const s = sessionFor(`run:${r.sessionId}`, "run", r.sessionId);
+      const given = model.traceFileName ? `trace:${model.traceFileName}:${r.sessionId}` : undefined;
+      // The same session read from the given trace file yields to the live one (which has every line too).
+      if (given && model.sessions.delete(given) && model.selectedKey === given) selectSession(s.key, false);
+      const line = r.line || {};
+      if (line.parentSession) s.parentSession = line.parentSession;
+      if (line.kind === "state") {
+        addEntry(s, { seq: line.seq, time: line.time, names: [line.state], turn: line.turn, details: line.details || {} });
+        s.ended = line.state === "done";
+        if (!s.ended) s.suspended = undefined;
+      } else {
+        s.notes.push({ at: s.entries.length - 1, time: line.time, kind: "line", line });
+        if (line.kind === "suspended") {
+          s.suspended = line.pending || [];
+          s.ended = true;
+        }
+        if (line.kind === "resumed") {
+          s.suspended = undefined;
+          s.ended = false;
+        }
+        s.version++;
+      }
+      return;
+    }
     case "run_end": {
       const s = model.sessions.get(`run:${r.sessionId}`);
       if (s) {

@@ -7,7 +7,7 @@ import { addEntry, addProblem, model, newSession, selectSession } from "./state.
 // ---------------------------------------------------------------- trace files
 
 /** Parses a trace (JSONL) into sessions; unreadable lines are reported, not skipped silently. */
-function loadTrace(fileName, text) {
+function loadTrace(fileName, text, { skipLive = false } = {}) {
   const lines = text.split(/\r?\n/);
   const bad = [];
   const bySession = new Map();
@@ -34,6 +34,8 @@ function loadTrace(fileName, text) {
   }
   const keys = [];
   for (const [sessionId, sessionLines] of bySession) {
+    // The given trace of an inspector that also gets its lines live: the live session has them all.
+    if (skipLive && model.sessions.has(`run:${sessionId}`)) continue;
     const key = `trace:${fileName}:${sessionId}`;
     const s = newSession(key, "trace", sessionId);
     s.file = fileName;
@@ -63,7 +65,7 @@ export async function loadGivenTrace() {
   try {
     const res = await fetch("trace", { cache: "no-store" });
     if (!res.ok) throw new Error(`HTTP ${res.status}`);
-    const keys = loadTrace(model.traceFileName, await res.text());
+    const keys = loadTrace(model.traceFileName, await res.text(), { skipLive: true });
     const current = model.sessions.get(model.selectedKey);
     if (keys.length && !model.userPicked && (!current || current.kind === "trace")) selectSession(keys[0], false);
   } catch (error) {
