@@ -1,8 +1,11 @@
 import type pg from "pg";
 import type { LineSink } from "../record/jsonl-writer.js";
 
-/** Which of a run's records a line belongs to: trace, transcript and audit lines as in files; `events`: its AgentEvents (JSON), for watch(). */
-export type LineStream = "trace" | "transcript" | "audit" | "events";
+/**
+ * Which of a run's records a line belongs to: trace, transcript and audit lines as in files; `events`: its AgentEvents
+ * (JSON), for watch(); `rule`: the allow rules its `allow_always` answers added, signed (src/dbos/session-rules.ts).
+ */
+export type LineStream = "trace" | "transcript" | "audit" | "events" | "rule";
 
 /**
  * A run's lines, written to `statecraft.lines` instead of files. Each line is keyed by (run, part, stream, index): a
@@ -11,7 +14,7 @@ export type LineStream = "trace" | "transcript" | "audit" | "events";
  */
 export class PgLines {
   private pending: Array<{ stream: LineStream; idx: number; line: string }> = [];
-  private readonly next: Record<LineStream, number> = { trace: 0, transcript: 0, audit: 0, events: 0 };
+  private readonly next: Record<LineStream, number> = { trace: 0, transcript: 0, audit: 0, events: 0, rule: 0 };
   private writing: Promise<void> = Promise.resolve();
   private scheduled = false;
   private failure: Error | undefined;
