@@ -1,4 +1,4 @@
-// `node bench/inspector/stream.mjs [N] [RUNS]`: streams N (default 5 000) events of one XState actor to an inspector
+// `node bench/inspector/stream.mjs [N] [RUNS] [--no-trace] [--trace-out=FILE]`: streams N (default 5 000) events of one XState actor to an inspector
 // page in headless Chromium (/usr/bin/chromium, through playwright-core) and reports the page's frame times while
 // they arrive (p50, p95, max), how many timeline rows are in the DOM at the end (the timeline is virtualised), the
 // chart's layout time, the CPU time of this process (the app and the inspector's server, sharing the machine with the
@@ -8,13 +8,32 @@
 // The page is opened and left to load its layout engine (`#chart[data-layout-engine="ready"]`) before the app
 // starts, as a page is opened before the app it inspects; the events then come in bursts of 50 per turn of the
 // event loop, as a busy app sends them.
+//
+// Each run is traced (Chromium's performance trace with V8's sampling profiler, see trace.mjs) and prints its long
+// frames (over 50 ms) with what the trace says they were: the main thread's tasks in the frame and what each ran,
+// the functions sampled most, and how much of the frame the main thread was busy (a frame much longer than that
+// waited on something else: a core, on a loaded machine). `--no-trace` runs without it (tracing costs the page some
+// time of its own).
+import { writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
+import { resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 import { chromium } from "playwright-core";
 import { createActor, createMachine, assign } from "xstate";
-import { startInspector } from "../../dist/index.js";
+import { clockOffset, explainLongFrames, frameCpu, startTrace } from "./trace.mjs";
 
-const N = Number(process.argv[2] ?? 5000);
-const RUNS = Number(process.argv[3] ?? 1);
+const args = process.argv.slice(2).filter((a) => !a.startsWith("--"));
+const TRACE = !process.argv.includes("--no-trace");
+/** `--trace-out=FILE`: the trace of the last run is written there (open it in DevTools' Performance panel). */
+/**
+ * `--against=DIR`: another build's dist/ (a copy inside this repository, so that it finds node_modules) run in turn
+ * with this one, run for run: two pages' figures measured under the same load, paired.
+ */
+const AGAINST = process.argv.find((a) => a.startsWith("--against="))?.slice("--against=".length);
+const TRACE_OUT = process.argv.find((a) => a.startsWith("--trace-out="))?.slice("--trace-out=".length);
+const LONG_FRAME_MS = 50;
+const N = Number(args[0] ?? 5000);
+const RUNS = Number(args[1] ?? 1);
 const counter = createMachine({
   id: "counter",
   initial: "even",
@@ -25,23 +44,29 @@ const counter = createMachine({
   },
 });
 
-async function run(browser) {
+const builds = [{ name: "this", dist: new URL("../../dist/", import.meta.url) }];
+if (AGAINST) builds.push({ name: "against", dist: pathToFileURL(`${resolve(AGAINST)}/`) });
+for (const b of builds) b.startInspector = (await import(new URL("index.js", b.dist).href)).startInspector;
+
+async function run(browser, startInspector) {
   const inspector = await startInspector();
   const page = await browser.newPage({ viewport: { width: 1440, height: 1000 } });
   try {
     await page.goto(inspector.url);
     await page.locator('#connection[data-connection="connected"]').waitFor();
     await page.locator('#chart[data-layout-engine="ready"]').waitFor({ timeout: 60_000 });
-    await page.evaluate(() => {
+    const trace = TRACE ? await startTrace(page) : undefined;
+    // The times of the animation frames while the events arrive; the mark puts the page's clock on the trace's.
+    const markedAt = await page.evaluate(() => {
       const w = window;
-      w.frames = [];
-      let last = performance.now();
+      w.frameTimes = [performance.now()];
       const tick = (now) => {
-        w.frames.push(now - last);
-        last = now;
+        w.frameTimes.push(now);
         if (!w.stopFrames) requestAnimationFrame(tick);
       };
       requestAnimationFrame(tick);
+      performance.mark("stream-bench-frames");
+      return w.frameTimes[0];
     });
     const load = loadavg()[0];
     const actor = createActor(counter, { inspect: inspector.inspect }).start();
@@ -54,17 +79,28 @@ async function run(browser) {
     await page.waitForFunction((n) => document.querySelector("#scrubber")?.max === String(n), N, { timeout: 120_000 });
     const sentMs = performance.now() - started;
     const used = process.cpuUsage(cpu);
-    const frames = await page.evaluate(() => {
+    const times = await page.evaluate(() => {
       window.stopFrames = true;
-      return window.frames;
+      return window.frameTimes;
     });
+    const frames = times.slice(1).map((t, i) => t - times[i]);
+    const events = trace ? await trace.stop() : undefined;
+    if (events && TRACE_OUT) writeFileSync(TRACE_OUT, JSON.stringify({ traceEvents: events }));
+    const offset = events ? clockOffset(events, "stream-bench-frames", markedAt) : 0;
+    const longFrames = events ? explainLongFrames(events, times, offset, LONG_FRAME_MS) : undefined;
+    const pageCpu = events ? frameCpu(events, times, offset) : undefined;
     const rows = await page.locator('#timeline [role="option"]').count();
     const nodes = await page.evaluate(() => document.getElementById("timeline").getElementsByTagName("*").length);
     const layoutMs = Number(await page.locator("#chart").getAttribute("data-layout-ms"));
-    const sorted = [...frames].sort((a, b) => a - b);
-    const at = (q) => Math.round(sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]);
+    const quantile = (values, q) => {
+      const sorted = [...values].sort((a, b) => a - b);
+      return Math.round(sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]);
+    };
+    const at = (q) => quantile(frames, q);
+    // The main thread's CPU per frame: what the page's code asks of a frame, whatever the load.
+    const cpuFigures = pageCpu ? { frameCpuP95: quantile(pageCpu.perFrame, 0.95), frameCpuMax: quantile(pageCpu.perFrame, 1), mainCpuMs: pageCpu.mainCpuMs, workerCpuMs: pageCpu.workerCpuMs } : {};
     actor.stop();
-    return { events: N, steps: N + 1, untilShownMs: Math.round(sentMs), frames: frames.length, p50: at(0.5), p95: at(0.95), max: at(1), timelineRows: rows, timelineNodes: nodes, layoutMs, appCpuMs: Math.round((used.user + used.system) / 1000), load: Number(load.toFixed(2)) };
+    return { events: N, steps: N + 1, untilShownMs: Math.round(sentMs), frames: frames.length, p50: at(0.5), p95: at(0.95), max: at(1), timelineRows: rows, timelineNodes: nodes, layoutMs, appCpuMs: Math.round((used.user + used.system) / 1000), load: Number(load.toFixed(2)), ...cpuFigures, ...(longFrames ? { longFrames } : {}) };
   } finally {
     await page.close();
     await inspector.close();
@@ -73,15 +109,23 @@ async function run(browser) {
 
 const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", headless: true, args: ["--no-sandbox", "--disable-gpu"] });
 try {
-  const p95s = [];
+  const p95s = new Map(builds.map((b) => [b.name, []]));
   for (let i = 0; i < RUNS; i++) {
-    const result = await run(browser);
-    p95s.push(result.p95);
-    console.log(JSON.stringify(result));
+    // Paired runs alternate which build goes first: neither always meets the machine warmer.
+    const order = i % 2 === 0 ? builds : [...builds].reverse();
+    for (const b of order) {
+      const result = await run(browser, b.startInspector);
+      p95s.get(b.name).push(result.p95);
+      const { longFrames, ...figures } = result;
+      console.log(JSON.stringify(AGAINST ? { build: b.name, ...figures } : figures));
+      for (const f of longFrames ?? []) console.log(`  long frame ${JSON.stringify(f)}`);
+    }
   }
-  if (RUNS > 1) {
-    const sorted = [...p95s].sort((a, b) => a - b);
-    console.log(JSON.stringify({ runs: RUNS, p95: p95s, medianP95: sorted[Math.floor(sorted.length / 2)], under100: p95s.filter((p) => p < 100).length }));
+  if (RUNS > 1 || AGAINST) {
+    for (const [name, list] of p95s) {
+      const sorted = [...list].sort((a, b) => a - b);
+      console.log(JSON.stringify({ ...(AGAINST ? { build: name } : {}), runs: RUNS, p95: list, medianP95: sorted[Math.floor(sorted.length / 2)], under100: list.filter((p) => p < 100).length, atMost67: list.filter((p) => p <= 67).length }));
+    }
   }
 } finally {
   await browser.close();
