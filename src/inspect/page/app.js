@@ -49,7 +49,10 @@ function render() {
   renderEvents(s);
   // Last: these lay the page out, which the writes above would otherwise have to redo mid-frame.
   if (rendered.timelineScroll !== undefined) {
-    $("timeline").scrollTop = rendered.timelineScroll;
+    const list = $("timeline");
+    list.scrollTop = rendered.timelineScroll;
+    // Read back (the write laid the page out, so this costs nothing): the scroll event it causes is told apart.
+    rendered.timelineScrolledTo = list.scrollTop;
     rendered.timelineScroll = undefined;
   }
   if (rendered.reveal) {
@@ -155,6 +158,10 @@ function start() {
   $("timeline").addEventListener("scroll", () => {
     const s = model.sessions.get(model.selectedKey);
     const list = $("timeline");
+    // A scroll the last frame made (following a stream) shows the rows that frame drew: drawing them again here
+    // would lay the page out once more before the next frame's own reads.
+    if (list.scrollTop === rendered.timelineScrolledTo) return;
+    rendered.timelineScrolledTo = undefined;
     if (s && rendered.timelineKey === s.key) drawTimelineWindow(s, { scrollTop: list.scrollTop, height: list.clientHeight });
   });
   $("timeline").addEventListener("keydown", (e) => {
