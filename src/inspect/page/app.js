@@ -38,6 +38,9 @@ function render() {
     if (model.follow || model.selectedIndex < 0) model.selectedIndex = s.entries.length - 1;
     model.selectedIndex = Math.min(model.selectedIndex, s.entries.length - 1);
   }
+  // A session drawn for the first time builds its chart request, timeline and panels in this frame; its sequence
+  // view (a row of SVG per event in view) waits for the next one, so that no one frame builds the whole page.
+  const firstDraw = s !== undefined && rendered.timelineKey !== s.key;
   renderChart(s);
   renderTimeline(s, geometry.timeline);
   renderSelected(s);
@@ -46,7 +49,8 @@ function render() {
   renderCalls(s);
   renderPermission();
   renderProblems();
-  renderEvents(s);
+  if (firstDraw && s.kind === "actor") scheduleRender();
+  else renderEvents(s);
   // Last: these lay the page out, which the writes above would otherwise have to redo mid-frame.
   if (rendered.timelineScroll !== undefined) {
     const list = $("timeline");

@@ -5,12 +5,20 @@
 
 /** How long one task may apply records before it yields to the browser (input, the next frame). */
 const SLICE_MS = 4;
+/**
+ * Past this long since the last frame, a frame is due: records wait for it rather than run slice after slice ahead
+ * of it (the browser does not always give a due frame precedence over tasks already queued).
+ */
+const FRAME_DUE_MS = 12;
 
 let queued = false;
 /** Records received and not yet applied, from `head` on (a head index: shifting a long array costs its length). */
 let incoming = [];
 let head = 0;
 let draining = false;
+/** Draining stopped for a due frame: the frame starts it again. */
+let afterFrame = false;
+let lastFrame = performance.now();
 let handlers = { apply: () => {}, render: () => {} };
 
 /** `apply(record)` applies one record to the model, `render()` draws the page from it. */
@@ -24,6 +32,12 @@ export function scheduleRender() {
   requestAnimationFrame(() => {
     queued = false;
     handlers.render();
+    // From the end of the frame: a long frame leaves the records their time before the next.
+    lastFrame = performance.now();
+    if (afterFrame) {
+      afterFrame = false;
+      channel.port2.postMessage(null);
+    }
   });
 }
 
@@ -33,6 +47,11 @@ channel.port1.onmessage = drain;
 
 function drain() {
   draining = false;
+  // A hidden page gets no frames: it applies the records as they come.
+  if (queued && !document.hidden && performance.now() - lastFrame > FRAME_DUE_MS) {
+    draining = afterFrame = true;
+    return;
+  }
   const until = performance.now() + SLICE_MS;
   let applied = 0;
   while (head < incoming.length) {
