@@ -148,7 +148,8 @@ export function explainLongFrames(events, frames, offset, threshold = 50) {
         gcMs: ms(sum(GC)),
       };
     });
-    // The functions the profiler caught running most during the frame (self time, by sample count).
+    // The functions the profiler caught running most during the frame (self time, by sample count). Samples fall
+    // on wall time: on a loaded machine, time spent waiting for a core counts for whatever was running.
     const hot = new Map();
     let sampled = 0;
     for (const s of samples) {
