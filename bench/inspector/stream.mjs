@@ -54,6 +54,10 @@ for (const b of builds) b.startInspector = (await import(new URL("index.js", b.d
 async function run(browser, startInspector) {
   const inspector = await startInspector();
   const page = await browser.newPage({ viewport: { width: 1440, height: 1000 } });
+  // A page that throws stops drawing: the figures would be of a broken page.
+  const errors = [];
+  page.on("pageerror", (error) => errors.push(error.message));
+  page.on("console", (message) => message.type() === "error" && errors.push(message.text()));
   try {
     await page.goto(inspector.url);
     await page.locator('#connection[data-connection="connected"]').waitFor();
@@ -81,7 +85,10 @@ async function run(browser, startInspector) {
     }
     // The app is done sending here; the rest of untilShownMs is the server and the page catching up.
     const sendMs = performance.now() - started;
-    await page.waitForFunction((n) => document.querySelector("#scrubber")?.max === String(n), N, { timeout: 120_000 });
+    await page.waitForFunction((n) => document.querySelector("#scrubber")?.max === String(n), N, { timeout: 120_000 }).catch((error) => {
+      throw new Error(`the page did not show step ${N}${errors.length ? `; it threw: ${errors.join("; ")}` : ""}`, { cause: error });
+    });
+    if (errors.length) throw new Error(`the page threw: ${errors.join("; ")}`);
     const sentMs = performance.now() - started;
     const used = process.cpuUsage(cpu);
     const times = await page.evaluate(() => {

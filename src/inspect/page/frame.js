@@ -26,7 +26,13 @@ export function onFrame(apply, render) {
   handlers = { apply, render };
 }
 
+/** How many times a frame was asked for: a frame drawn in halves (app.js) tells from it what changed meanwhile. */
+let requests = 0;
+
+export const renderRequests = () => requests;
+
 export function scheduleRender() {
+  requests++;
   if (queued) return;
   queued = true;
   requestAnimationFrame(() => {
