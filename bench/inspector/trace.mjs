@@ -168,7 +168,7 @@ export function explainLongFrames(events, frames, offset, threshold = 50) {
       mainThreadBusyMs: ms(busy),
       mainThreadCpuMs: ms(cpuIn),
       // Busy but not running: the thread had work and no core to run it on.
-      verdict: busy < length / 2 ? "main thread mostly idle (the compositor or the GPU process, or no core for them)" : cpuIn < busy / 2 ? "main thread waited for a core most of the frame" : "main thread busy running the page",
+      verdict: busy / 1000 < length / 2 ? "main thread mostly idle (the compositor or the GPU process, or no core for them)" : cpuIn < busy / 2 ? "main thread waited for a core most of the frame" : "main thread busy running the page",
       tasks: described.filter((t) => t.ms >= 5),
       hot: [...hot].sort((a, b) => b[1] - a[1]).slice(0, 5).map(([name, n]) => `${name} ${Math.round((100 * n) / sampled)}%`),
     });
