@@ -5,6 +5,7 @@ import { loadavg } from "node:os";
 import { chromium } from "playwright-core";
 import { createActor, createMachine, assign } from "xstate";
 import { startInspector } from "../../dist/index.js";
+import { startTrace, sumsByKind } from "./trace.mjs";
 
 const N = Number(process.argv[2] ?? 5000);
 const counter = createMachine({
@@ -24,8 +25,7 @@ try {
   await page.goto(inspector.url);
   await page.locator('#connection[data-connection="connected"]').waitFor();
   await page.locator('#chart[data-layout-engine="ready"]').waitFor({ timeout: 60_000 });
-  const cdp = await page.context().newCDPSession(page);
-  await cdp.send("Tracing.start", { categories: "devtools.timeline,disabled-by-default-devtools.timeline", transferMode: "ReturnAsStream" });
+  const trace = await startTrace(page);
   const load = loadavg()[0];
   const actor = createActor(counter, { inspect: inspector.inspect }).start();
   for (let i = 0; i < N; i += 50) {
@@ -33,34 +33,8 @@ try {
     await new Promise((r) => setImmediate(r));
   }
   await page.waitForFunction((n) => document.querySelector("#scrubber")?.max === String(n), N, { timeout: 120_000 });
-  const complete = new Promise((resolve) => cdp.once("Tracing.tracingComplete", resolve));
-  await cdp.send("Tracing.end");
-  const { stream } = await complete;
-  let text = "";
-  for (;;) {
-    const { data, eof } = await cdp.send("IO.read", { handle: stream });
-    text += data;
-    if (eof) break;
-  }
-  const parsed = JSON.parse(text);
-  const events = parsed.traceEvents ?? parsed;
-  const threads = new Map();
-  for (const e of events) if (e.ph === "M" && e.name === "thread_name") threads.set(`${e.pid}:${e.tid}`, e.args.name);
-  const sums = {};
-  for (const e of events) {
-    const thread = threads.get(`${e.pid}:${e.tid}`);
-    if (e.ph !== "X" || !["CrRendererMain", "DedicatedWorker thread"].includes(thread)) continue;
-    if (!["RunTask", "FireAnimationFrame", "UpdateLayoutTree", "Layout", "PrePaint", "Paint", "Commit", "HandlePostMessage", "EventDispatch"].includes(e.name)) continue;
-    const key = `${thread === "CrRendererMain" ? "main" : "worker"} ${e.name}`;
-    sums[key] ??= { wallMs: 0, cpuMs: 0 };
-    sums[key].wallMs += (e.dur ?? 0) / 1000;
-    sums[key].cpuMs += (e.tdur ?? 0) / 1000;
-  }
-  for (const v of Object.values(sums)) {
-    v.wallMs = Math.round(v.wallMs);
-    v.cpuMs = Math.round(v.cpuMs);
-  }
-  console.log(JSON.stringify({ events: N, load: Number(load.toFixed(2)), ...sums }, null, 1));
+  const events = await trace.stop();
+  console.log(JSON.stringify({ events: N, load: Number(load.toFixed(2)), ...sumsByKind(events) }, null, 1));
   actor.stop();
 } finally {
   await browser.close();

@@ -21,6 +21,7 @@ export const PAGE_MODULES = [
   "connection.js",
   "dom.js",
   "frame.js",
+  "morph.js",
   "records.js",
   "selected.js",
   "sequence.js",

@@ -90,6 +90,10 @@ describe("inspector: the timeline of a long-running actor", { timeout: BROWSER_T
     // Following: the newest row is in view and the only one selected.
     await expect.poll(async () => (await rowsOf("#timeline")).some((r) => r.index === N), WAIT).toBe(true);
     check(await rowsOf("#timeline"), [N]);
+    // A row filled in place with a newer step while following selects the step it shows now.
+    await page.locator(`#timeline [role="option"][data-index="${N - 2}"]`).click();
+    await expect.poll(async () => (await rowsOf("#timeline")).filter((r) => r.selected === "true").map((r) => r.index), WAIT).toEqual([N - 2]);
+    expect(await page.locator("#selected").getAttribute("data-seq")).toBe(String(N - 2));
     // Scrolled to the middle by hand: the rows there, the spacer above as tall as the rows it stands for.
     await page.locator("#timeline").evaluate((el) => (el.scrollTop = 1500 * 22));
     await expect.poll(async () => (await rowsOf("#timeline")).some((r) => r.index === 1500), WAIT).toBe(true);

@@ -7,7 +7,7 @@ import { actorLabel, pickerOrder } from "./actor-tree.js";
 import { refit, renderChart, revealCurrent, warmUpLayout, zoomBy, zoomFit } from "./chart-pane.js";
 import { connect } from "./connection.js";
 import { $, block, snippet, textElement } from "./dom.js";
-import { onFrame, scheduleRender } from "./frame.js";
+import { onFrame, renderRequests, scheduleRender } from "./frame.js";
 import { applyRecord } from "./records.js";
 import { aroundEvent, SequenceView, sequenceOf } from "./sequence.js";
 import { renderSelected } from "./selected.js";
@@ -29,33 +29,73 @@ function readGeometry() {
 
 let geometry;
 
+/**
+ * A frame that draws the whole page and takes longer than this (ms: its script and the layout it forces) is too
+ * much for one frame while a stream pours in: then a frame draws one half of the page — the chart and the timeline,
+ * or the panels and the sequence view — and the next frame the other, until drawing it all is cheap again.
+ */
+const SPLIT_MS = 8;
+/** What the last frames that drew the whole page, or each half, cost (ms). */
+const cost = { whole: 0, first: 0, second: 0 };
+/** Drawing in halves: the half the next frame draws, and how many frames had been asked for when the first was drawn. */
+let half = "first";
+let requestsAtFirst = 0;
+
 function render() {
   geometry = readGeometry();
-  renderSessions();
+  const started = performance.now();
   const s = model.sessions.get(model.selectedKey);
   $("empty-hint").hidden = model.sessions.size > 0;
   if (s) {
     if (model.follow || model.selectedIndex < 0) model.selectedIndex = s.entries.length - 1;
     model.selectedIndex = Math.min(model.selectedIndex, s.entries.length - 1);
   }
-  renderChart(s);
-  renderTimeline(s, geometry.timeline);
-  renderSelected(s);
-  renderGauges(s);
-  renderOutput(s);
-  renderCalls(s);
-  renderPermission();
-  renderProblems();
-  renderEvents(s);
+  const drawn = half === "second" ? "second" : cost.whole > SPLIT_MS ? "first" : "whole";
+  if (drawn !== "second") {
+    renderSessions();
+    // A session drawn for the first time builds its chart request, timeline and panels in this frame; its sequence
+    // view (a row of SVG per event in view) waits for the next one, so that no one frame builds the whole page.
+    const firstDraw = s !== undefined && rendered.timelineKey !== s.key;
+    renderChart(s);
+    renderTimeline(s, geometry.timeline);
+    if (drawn === "whole") drawPanels(s, !(firstDraw && s.kind === "actor"));
+  } else drawPanels(s, true);
   // Last: these lay the page out, which the writes above would otherwise have to redo mid-frame.
   if (rendered.timelineScroll !== undefined) {
-    $("timeline").scrollTop = rendered.timelineScroll;
+    const list = $("timeline");
+    list.scrollTop = rendered.timelineScroll;
+    // Read back (the write laid the page out, so this costs nothing): the scroll event it causes is told apart.
+    rendered.timelineScrolledTo = list.scrollTop;
     rendered.timelineScroll = undefined;
   }
   if (rendered.reveal) {
     rendered.reveal = false;
     revealCurrent();
   }
+  cost[drawn] = performance.now() - started;
+  if (drawn === "first") {
+    half = "second";
+    scheduleRender();
+    requestsAtFirst = renderRequests();
+  } else if (drawn === "second") {
+    half = "first";
+    // Back to whole frames once both halves together fit in one.
+    cost.whole = cost.first + cost.second;
+    // Records applied (or a click) since the first half was drawn have not been drawn there yet.
+    if (renderRequests() !== requestsAtFirst) scheduleRender();
+  }
+}
+
+/** The selected step's panel, the side panels and (unless `withEvents` is false: then at the next frame) the sequence view. */
+function drawPanels(s, withEvents) {
+  renderSelected(s);
+  renderGauges(s);
+  renderOutput(s);
+  renderCalls(s);
+  renderPermission();
+  renderProblems();
+  if (withEvents) renderEvents(s);
+  else scheduleRender();
 }
 
 /** " (suspended: waiting on edit_file call_1)" for a session whose run waits on answers, else "". */
@@ -155,6 +195,10 @@ function start() {
   $("timeline").addEventListener("scroll", () => {
     const s = model.sessions.get(model.selectedKey);
     const list = $("timeline");
+    // A scroll the last frame made (following a stream) shows the rows that frame drew: drawing them again here
+    // would lay the page out once more before the next frame's own reads.
+    if (list.scrollTop === rendered.timelineScrolledTo) return;
+    rendered.timelineScrolledTo = undefined;
     if (s && rendered.timelineKey === s.key) drawTimelineWindow(s, { scrollTop: list.scrollTop, height: list.clientHeight });
   });
   $("timeline").addEventListener("keydown", (e) => {

@@ -1,5 +1,5 @@
 // The WebSocket to the server that served the page: the hello, the replay of the records kept, then the records as
-// they come (applied at the next frame); reconnects with a growing delay, and starts afresh on each hello.
+// they come (applied a few milliseconds at a time between frames, frame.js); reconnects with a growing delay, and starts afresh on each hello.
 
 import { $, textElement } from "./dom.js";
 import { queueRecords, scheduleRender, takeQueued } from "./frame.js";
@@ -57,9 +57,9 @@ export function connect() {
       rendered.timelineKey = undefined;
       return;
     }
-    // Streamed records are applied at the next frame, all that came since the last one together (scheduleRender).
-    // The first records after hello are the replay: applied at once (the given trace is loaded after it). Later
-    // ones are records the server sent together; they wait for the next frame with the rest.
+    // Streamed records are queued and applied in slices between frames (frame.js). The first records after hello
+    // are the replay: applied at once (the given trace is loaded after it). Later ones are records the server sent
+    // together; they join the queue behind the rest.
     if (data.type === "records" && !awaitingReplay) {
       queueRecords(data.records);
       return;

@@ -2,6 +2,7 @@
 // the calls of the response, errors and what happened during it.
 
 import { $, block, formatMs, formatTime, safeParse, textElement } from "./dom.js";
+import { morph } from "./morph.js";
 import { model, rendered } from "./state.js";
 
 export function renderSelected(s) {
@@ -23,7 +24,7 @@ export function renderSelected(s) {
   const key = `${s.key}|${entry.index}|${s.version}`;
   if (rendered.inspectKey === key) return;
   rendered.inspectKey = key;
-  panel.replaceChildren(...inspectParts(s, entry));
+  morph(panel, inspectParts(s, entry));
 }
 
 /** What the selected transition shows: what led there, the context at that point, what happened during it. */

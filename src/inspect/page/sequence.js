@@ -89,7 +89,7 @@ export class SequenceView {
   /** `view` is `{ scrollTop, height }` of the host, read before this frame wrote anything (no forced layout). */
   draw(sequence, selectedOrder, view) {
     const shape = `${sequence.root.key}|${sequence.lifelines.map((l) => l.id).join(",")}`;
-    if (shape !== this.shape) this.build(sequence, shape);
+    if (shape !== this.shape) this.build(sequence, shape, view.scrollTop);
     const count = sequence.events.length;
     const { first, last } = rowWindow(view.scrollTop, view.height, count, ROW, OVERSCAN);
     const size = String(count);
@@ -108,8 +108,11 @@ export class SequenceView {
     return { first, last };
   }
 
-  /** The parts that change only with the lifelines: the arrow head, the header and the empty list. */
-  build(sequence, shape) {
+  /**
+   * The parts that change only with the lifelines: the arrow head, the header and the empty list. `scrollTop` is
+   * the host's, read at the start of the frame: reading it here, after this frame's writes, would lay the page out.
+   */
+  build(sequence, shape, scrollTop) {
     this.shape = shape;
     this.column = new Map(sequence.lifelines.map((l, i) => [l.id, i]));
     this.lifelines = sequence.lifelines.length;
@@ -136,9 +139,9 @@ export class SequenceView {
     const d = svgEl("defs", {});
     d.append(marker);
     defs.append(d);
-    const scroll = this.host.scrollTop;
     this.host.replaceChildren(defs, header, list);
-    this.host.scrollTop = scroll;
+    // Writing it lays the page out too: only when there is a position to keep.
+    if (scrollTop > 0) this.host.scrollTop = scrollTop;
     this.rows = new VirtualRows(list, ROW);
   }
 

@@ -86,7 +86,35 @@ export function drawTimelineWindow(s, view) {
       setAttr(row, "aria-selected", row.dataset.index === selected ? "true" : "false");
       setAttr(row, "aria-setsize", size);
     },
+    (i, row) => {
+      fillRow(row, s, s.entries[i], start);
+      row.builtAt = i === count - 1 ? s.version : undefined;
+    },
   );
+}
+
+/** The texts of a row, in the order of its cells. */
+function rowTexts(s, entry, start) {
+  const t = Date.parse(entry.time);
+  return [
+    `#${entry.seq}`,
+    formatTime(entry.time),
+    Number.isFinite(t) && Number.isFinite(start) ? `+${((t - start) / 1000).toFixed(3)}s` : "",
+    entry.turn !== undefined ? `turn ${entry.turn}` : "",
+    entry.names.join(", ") || entry.status || "snapshot",
+    summary(s, entry),
+  ];
+}
+
+/** Makes a row built earlier show `entry`, writing only the texts that differ (each write lays its cell out again). */
+function fillRow(li, s, entry, start) {
+  setAttr(li, "data-index", String(entry.index));
+  setAttr(li, "data-seq", String(entry.seq));
+  setAttr(li, "data-transition-state", entry.names.join(","));
+  setAttr(li, "aria-posinset", String(entry.index + 1));
+  const texts = rowTexts(s, entry, start);
+  const cells = li.children;
+  for (let k = 0; k < texts.length; k++) if (cells[k].textContent !== texts[k]) cells[k].textContent = texts[k];
 }
 
 function timelineRow(s, entry, start) {
@@ -95,16 +123,17 @@ function timelineRow(s, entry, start) {
   li.dataset.index = String(entry.index);
   li.dataset.seq = String(entry.seq);
   li.dataset.transitionState = entry.names.join(",");
-  const t = Date.parse(entry.time);
+  const [seq, clock, rel, turn, name, summaryText] = rowTexts(s, entry, start);
   li.append(
-    textElement("span", `#${entry.seq}`, "seq"),
-    textElement("time", formatTime(entry.time), "clock"),
-    textElement("span", Number.isFinite(t) && Number.isFinite(start) ? `+${((t - start) / 1000).toFixed(3)}s` : "", "rel"),
-    textElement("span", entry.turn !== undefined ? `turn ${entry.turn}` : "", "turn"),
-    textElement("strong", entry.names.join(", ") || entry.status || "snapshot", "name"),
-    textElement("span", summary(s, entry), "summary"),
+    textElement("span", seq, "seq"),
+    textElement("time", clock, "clock"),
+    textElement("span", rel, "rel"),
+    textElement("span", turn, "turn"),
+    textElement("strong", name, "name"),
+    textElement("span", summaryText, "summary"),
   );
-  li.addEventListener("click", () => selectIndex(entry.index, true));
+  // The row may be filled with another step later (fillRow): the step is read when it is clicked.
+  li.addEventListener("click", () => selectIndex(Number(li.dataset.index), true));
   return li;
 }
 

@@ -45,9 +45,32 @@ export class VirtualRows {
   /**
    * Draws rows [first, last) of `count`. `make(i)` builds row i; `fresh(i, el)` says whether a row built earlier
    * still shows row i (else it is built again); `update(i, el)` refreshes what changes without a rebuild (selection).
+   * `refill(i, el)`, when given, makes a row built earlier show row i in place.
    */
-  draw(count, first, last, make, fresh, update) {
+  draw(count, first, last, make, fresh, update, refill) {
     if (this.top.parentNode !== this.list || this.bottom.parentNode !== this.list) this.reset();
+    // Following a stream, a frame often brings more new rows than the window holds: none of the rows drawn stays.
+    // Then they are filled in place with the new ones rather than removed and built again: the browser keeps their
+    // boxes and styles and lays out only the texts that changed.
+    if (refill && this.rows.size > 0 && ![...this.rows].some(([i, el]) => i >= first && i < last && fresh(i, el))) {
+      const kept = [...this.rows].sort((a, b) => a[0] - b[0]).map(([, el]) => el);
+      this.rows = new Map();
+      let cursor = this.top;
+      for (let i = first; i < last; i++) {
+        let el = kept[i - first];
+        if (el) refill(i, el);
+        else {
+          el = make(i);
+          cursor.after(el);
+        }
+        this.rows.set(i, el);
+        update(i, el);
+        cursor = el;
+      }
+      for (let k = last - first; k < kept.length; k++) kept[k].remove();
+      this.sizeSpacers(count, first, last);
+      return;
+    }
     for (const [i, el] of this.rows) {
       if (i < first || i >= last || !fresh(i, el)) {
         el.remove();
@@ -65,6 +88,11 @@ export class VirtualRows {
       update(i, el);
       cursor = el;
     }
+    this.sizeSpacers(count, first, last);
+  }
+
+  /** The spacers stand for the rows above and below the window. */
+  sizeSpacers(count, first, last) {
     const top = `${first * this.rowHeight}px`;
     const bottom = `${Math.max(0, count - last) * this.rowHeight}px`;
     if (this.top.style.height !== top) this.top.style.height = top;
