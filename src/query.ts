@@ -25,7 +25,8 @@ import {
   type QueueMode,
 } from "./options.js";
 import { createPermissionPolicy } from "./permissions/policy.js";
-import { PERMISSION_MODES, type PermissionOptions } from "./permissions/types.js";
+import type { PermissionOptions } from "./permissions/types.js";
+import { checkMode } from "./permissions/modes.js";
 import { startInspector } from "./inspect/start.js";
 import type { Inspector } from "./inspect/server.js";
 import type { InspectedRun } from "./inspect/run.js";
@@ -475,8 +476,11 @@ export function prepare(userInput: string, options: QueryOptions, placement: Run
     tools.set(tool.name, tool);
   }
   const permissions = options.permissions ?? {};
-  if (permissions.mode !== undefined && !PERMISSION_MODES.includes(permissions.mode)) {
-    throw fail(`options.permissions.mode must be one of ${PERMISSION_MODES.join(", ")}, got ${JSON.stringify(permissions.mode)}`);
+  try {
+    // The policy's own check, at the door: the policy itself is built only once the run starts.
+    checkMode(permissions.mode);
+  } catch (error) {
+    throw fail(`options.${(error as Error).message}`);
   }
   if (permissions.onAsk !== undefined && typeof permissions.onAsk !== "function") throw fail("options.permissions.onAsk must be a function");
   if (permissions.whenUnanswered !== undefined && permissions.whenUnanswered !== "deny" && permissions.whenUnanswered !== "suspend") {
