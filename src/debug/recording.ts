@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import type { ErrorInfo } from "../errors/agent-error.js";
-import { ENGINE_STATES } from "../machine/states.js";
+import { ENGINE_STATES } from "../record/engine-states.js";
 import type { StateTraceLine, AnyTraceLine } from "../record/format.js";
 import { transcriptPath } from "../record/transcript.js";
 import { liveLines, reentries } from "./gaps.js";
