@@ -1,9 +1,9 @@
 import type { ErrorInfo } from "./errors/agent-error.js";
 import type { Message, ToolCall, ToolResult, UserMessage } from "./models/messages.js";
 import type { Usage } from "./models/model.js";
-import type { PendingCall } from "./machine/context.js";
-import type { EngineStateName } from "./machine/states.js";
-import type { StopReason } from "./machine/stop-reasons.js";
+import type { PendingCall } from "./record/format.js";
+import type { EngineStateName } from "./record/engine-states.js";
+import type { StopReason } from "./record/stop-reasons.js";
 
 /** Token totals of a run (summed over its model calls). */
 export interface RunUsage {

@@ -29,8 +29,8 @@ export type {
 export { AgentError, type AgentErrorCode, type ErrorInfo } from "./errors/agent-error.js";
 export { engineMachine, type EngineMachine, type EngineOutput } from "./machine/engine.js";
 export type { EngineContext, EngineInput, CallRecord, CallStatus } from "./machine/context.js";
-export { ENGINE_STATES, type EngineStateName } from "./machine/states.js";
-export { STOP_REASONS, type StopReason } from "./machine/stop-reasons.js";
+export { ENGINE_STATES, type EngineStateName } from "./record/engine-states.js";
+export { STOP_REASONS, type StopReason } from "./record/stop-reasons.js";
 export { defineTool, type ToolConfig, type ToolDefinition, type ToolContext, type ToolOutput, type ToolRisk, type ToolExecutionMode, type AnyTool, type ObjectSchema, type SchemaInput, type ToolCallOf } from "./tools/define-tool.js";
 export type { InputValidator, InputCheck } from "./tools/validate.js";
 export { scriptedModel, type ScriptedModel, type ScriptedStep, type ScriptStep, type ScriptedToolCall } from "./models/scripted.js";
@@ -63,8 +63,8 @@ export type { AgentHooks, BeforeToolCallResult, PrepareNextTurnResult, ModelErro
 export type { Summarize } from "./compaction/compact.js";
 export { agentTool, type AgentToolOptions } from "./agent-tool.js";
 export type { RunInfo } from "./tools/define-tool.js";
-export { openaiModel } from "./models/openai/index.js";
-export type { OpenAIModelOptions, OpenAIEnvironment } from "./models/openai/index.js";
+export { openaiModel } from "./models/openai/openai-model.js";
+export type { OpenAIModelOptions, OpenAIEnvironment } from "./models/openai/options.js";
 export {
   builtinTools,
   readFileTool,
@@ -93,55 +93,31 @@ export { parseRule, type PermissionRule } from "./permissions/rules.js";
 export { PERMISSION_MODES, type PermissionPolicy, type PolicyVerdict, type PolicyContext } from "./permissions/types.js";
 export type { PermissionSubjectKind } from "./tools/define-tool.js";
 // The inspector and the trace tools have their own entries (statecraft/inspect, statecraft/trace); re-exported here
-// so that code written against the main entry keeps working.
+// so that code written against the main entry keeps working. From the modules themselves rather than the entries'
+// index files: two modules fewer to load (the entry-points test checks both entries export the same values).
+export { startInspector } from "./inspect/start.js";
+export type { Inspector, InspectorOptions } from "./inspect/server.js";
+export type { InspectedRun, InspectedRunInfo } from "./inspect/run.js";
+export type { InspectObserver } from "./inspect/actors.js";
+export { machineChart, chartFromDefinition, type MachineChart, type ChartState, type ChartEdge, type ChartAnyState, type ChartEdgeKind } from "./inspect/chart.js";
+export { readTrace, type ReadTraceOptions } from "./record/reader.js";
+export type { RecordedResponse, RecordedRawCall } from "./debug/recording.js";
+export { loadSession, lastSessionId, summarizeSessions, splitRuns, type TraceSession, type SessionSummary, type ForkPoint } from "./debug/session.js";
+export { replay, type ReplayOptions, type ReplayResult, type Divergence } from "./debug/replay.js";
+export { fork, forkStart, type ForkOptions, type ForkStart } from "./debug/fork.js";
+export { scriptOf, type SessionScript } from "./debug/script.js";
 export {
-  startInspector,
-  type Inspector,
-  type InspectorOptions,
-  type InspectedRun,
-  type InspectedRunInfo,
-  type InspectObserver,
-  machineChart,
-  chartFromDefinition,
-  type MachineChart,
-  type ChartState,
-  type ChartEdge,
-  type ChartAnyState,
-  type ChartEdgeKind,
-} from "./inspect/index.js";
-export {
-  readTrace,
-  type RecordedResponse,
-  type RecordedRawCall,
-  loadSession,
-  lastSessionId,
-  summarizeSessions,
-  splitRuns,
-  replay,
-  fork,
-  forkStart,
-  scriptOf,
   buildTimeline,
   formatTimeline,
   describeLine,
   timeSummary,
   tokensPerTurn,
-  type ReadTraceOptions,
-  type TraceSession,
-  type SessionSummary,
-  type ForkPoint,
-  type ReplayOptions,
-  type ReplayResult,
-  type Divergence,
-  type ForkOptions,
-  type ForkStart,
-  type SessionScript,
   type SessionTimeline,
   type RunTimeline,
   type TimelineEntry,
   type TimeSummary,
   type TurnTokens,
-} from "./debug/index.js";
+} from "./debug/timeline.js";
 export { mcpTools, mcpToolName, mcpToolRisk, type McpToolsHandle, type McpServers, type McpServerConfig, type McpStdioServer, type McpHttpServer, type McpToolsOptions } from "./mcp/index.js";
 export type { ToolProgress } from "./tools/define-tool.js";
 // Types the exports above mention (the machine's context, events and effects, the observers, …): exported so that

@@ -6,7 +6,7 @@ import type { PermissionOptions } from "./permissions/types.js";
 import type { Logger } from "./logger.js";
 import type { AgentHooks } from "./hooks.js";
 import type { Summarize } from "./compaction/compact.js";
-import type { RunStore } from "./durable/run-store.js";
+import type { RunStore } from "./record/run-record.js";
 
 /**
  * Options of `query()`. Only `model` is required. `Tools` is the list given as `tools` (query() infers it): the hooks'

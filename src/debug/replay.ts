@@ -1,8 +1,6 @@
 import type { AnyTraceLine } from "../record/format.js";
 import { analyseRun, compactionsIn, compactionSummaries } from "./recording.js";
 import { splitRuns, type TraceSession } from "./session.js";
-import { compareRun, divergenceAt } from "./replay-compare.js";
-import { replayRun } from "./replay-run.js";
 
 export interface ReplayOptions {
   /** Lines of context shown before the divergence (default 3). */
@@ -50,6 +48,8 @@ export interface ReplayResult {
  * divergence too; replay never throws for a bad trace.
  */
 export async function replay(session: TraceSession, options: ReplayOptions = {}): Promise<ReplayResult> {
+  // Loaded on first use: the main entry re-exports replay, and a run that never replays should not load the replayer.
+  const [{ compareRun, divergenceAt }, { replayRun }] = await Promise.all([import("./replay-compare.js"), import("./replay-run.js")]);
   const contextLines = options.contextLines ?? 3;
   const runs = splitRuns(session.lines);
   const result: ReplayResult = { identical: true, sessionId: session.sessionId, runs: runs.length, lines: session.lines.length, replayed: [] };

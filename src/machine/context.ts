@@ -11,6 +11,7 @@ import type { UsageAnchor } from "../compaction/estimate.js";
 import type { QueueMode } from "../options.js";
 import type { UserMessage } from "../models/messages.js";
 import type { EngineEmitted } from "./engine.js";
+import type { PendingCall } from "../record/format.js";
 
 /** Where a call of the current response stands. */
 export type CallStatus =
@@ -162,13 +163,8 @@ export interface Outcome {
   finalText: string;
 }
 
-/** A call whose permission question waits for an answer while the run is suspended. */
-export interface PendingCall {
-  callId: string;
-  name: string;
-  input: unknown;
-  reason: string;
-}
+// Declared with the trace format (src/record/), whose suspended line lists them.
+export type { PendingCall } from "../record/format.js";
 
 /** Where the run stands as a durable run: its id, the questions it stopped at, the answers it resumed with. */
 export interface DurableState {

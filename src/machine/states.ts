@@ -1,15 +1,2 @@
-/** The ten states of the seed's EngineState, the only atomic and final states of the engine machine. */
-export const ENGINE_STATES = [
-  "build_context",
-  "call_model",
-  "stream_text",
-  "parse_tool_call",
-  "validate_tool",
-  "ask_permission",
-  "execute_tool",
-  "append_tool_result",
-  "recover",
-  "done",
-] as const;
-
-export type EngineStateName = (typeof ENGINE_STATES)[number];
+// Declared with the trace format (src/record/), which names them on every line; the machine uses them from there.
+export { ENGINE_STATES, type EngineStateName } from "../record/engine-states.js";

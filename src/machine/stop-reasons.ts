@@ -1,13 +1,2 @@
-/** Why a run stopped: exactly the seed's eight. */
-export const STOP_REASONS = [
-  "final_answer",
-  "max_turns",
-  "max_tool_calls",
-  "timeout",
-  "user_abort",
-  "permission_denied",
-  "tool_error",
-  "model_error",
-] as const;
-
-export type StopReason = (typeof STOP_REASONS)[number];
+// Declared with the trace format (src/record/), which names them on every done line; the machine uses them from there.
+export { STOP_REASONS, type StopReason } from "../record/stop-reasons.js";

@@ -1,17 +1,10 @@
 import { AgentError } from "../errors/agent-error.js";
 import type { AnyTool } from "../tools/define-tool.js";
-import {
-  checkOptions,
-  checkServers,
-  DEFAULT_CONNECT_TIMEOUT_MS,
-  DEFAULT_MAX_RESTARTS,
-  DEFAULT_MCP_TIMEOUT_MS,
-  type McpServers,
-  type McpToolsOptions,
-} from "./config.js";
+import type * as ConfigModule from "./config.js";
+import type { McpServers, McpToolsOptions } from "./config.js";
 import type { McpConnection } from "./connection.js";
 import { checkUnique } from "./names.js";
-import { toStatecraftTool, type McpToolListing } from "./tool.js";
+import type { McpToolListing } from "./tool.js";
 
 export type { McpServers, McpServerConfig, McpStdioServer, McpHttpServer, McpToolsOptions } from "./config.js";
 export { mcpToolName, mcpToolRisk } from "./names.js";
@@ -36,8 +29,14 @@ export interface McpToolsHandle {
  * statecraft stays cheap for programs that use no MCP server.
  */
 export async function mcpTools(servers: McpServers, options: McpToolsOptions = {}): Promise<McpToolsHandle> {
-  checkServers(servers);
-  checkOptions(options);
+  // The checks and the tool wrapping load with the SDK: `import "statecraft"` loads none of them.
+  const loaded = await Promise.all([import("./config.js"), import("./tool.js")]);
+  // Typed by name: TypeScript calls an assertion function only through a name declared with its type.
+  const config: typeof ConfigModule = loaded[0];
+  const { toStatecraftTool } = loaded[1];
+  config.checkServers(servers);
+  config.checkOptions(options);
+  const { DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_MAX_RESTARTS, DEFAULT_MCP_TIMEOUT_MS } = config;
   const { McpConnection } = await import("./connection.js");
   const onProblem = options.onProblem ?? ((message: string) => process.emitWarning(message, { code: "STATECRAFT_MCP" }));
   const tools: AnyTool[] = [];

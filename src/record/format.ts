@@ -1,9 +1,8 @@
 import type { ErrorInfo } from "../errors/agent-error.js";
-import type { PendingCall } from "../machine/context.js";
-import type { EngineStateName } from "../machine/states.js";
-import type { StopReason } from "../machine/stop-reasons.js";
+import type { EngineStateName } from "./engine-states.js";
+import type { StopReason } from "./stop-reasons.js";
 import type { FinishReason, Usage } from "../models/model.js";
-import type { PermissionRecord } from "../permissions/types.js";
+import type { PermissionRecord } from "./permission-record.js";
 
 /** The trace format version this build writes. Readers accept this and older versions. */
 export const TRACE_VERSION = 1;
@@ -110,6 +109,14 @@ export interface CompactionTraceLine extends TraceLineBase {
   turn: number;
   tokensBefore: number;
   tokensAfter: number;
+}
+
+/** A call whose permission question waits for an answer while the run is suspended. */
+export interface PendingCall {
+  callId: string;
+  name: string;
+  input: unknown;
+  reason: string;
 }
 
 /** The run stopped at permission questions (docs/durable.md); no `done` line follows. */

@@ -1,5 +1,4 @@
 import { createReadStream, statSync } from "node:fs";
-import { createInterface } from "node:readline";
 import { AgentError } from "../errors/agent-error.js";
 import { isUnknownTraceLine, TRACE_VERSION, type AnyTraceLine, type TraceLine, type UnknownTraceLine } from "./format.js";
 
@@ -39,6 +38,8 @@ export function readTrace(file: string, options?: ReadTraceOptions): AsyncGenera
 export async function* readTrace(file: string, options: ReadTraceOptions = {}): AsyncGenerator<AnyTraceLine, void, undefined> {
   const warn = options.onWarning ?? warnOnStderr;
   checkTraceFile(file);
+  // node:readline is loaded by the first read, not by `import "statecraft"`.
+  const { createInterface } = await import("node:readline");
   const stream = createReadStream(file, { encoding: "utf8", highWaterMark: 64 * 1024 });
   const lines = createInterface({ input: stream, crlfDelay: Infinity });
   const wanted = options.sessionId === undefined ? undefined : JSON.stringify(options.sessionId).slice(1, -1);

@@ -1,8 +1,19 @@
-import { spawn } from "node:child_process";
+import type { spawn as Spawn } from "node:child_process";
 import fs from "node:fs";
+import { createRequire } from "node:module";
 import os from "node:os";
 import { AgentError } from "../errors/agent-error.js";
 import { toolEnv } from "./tool-env.js";
+
+/**
+ * node:child_process (and the net and stream modules under it) is required by the first command, not by
+ * `import "statecraft"`; a synchronous require, since the promise below spawns in its executor.
+ */
+let spawnLoaded: typeof Spawn | undefined;
+function spawnFn(): typeof Spawn {
+  spawnLoaded ??= (createRequire(import.meta.url)("node:child_process") as typeof import("node:child_process")).spawn;
+  return spawnLoaded;
+}
 
 /** How long processes get after SIGTERM before the group is sent SIGKILL. */
 export const DEFAULT_KILL_GRACE_MS = 1_000;
@@ -159,7 +170,7 @@ export function runInProcessGroup(command: string, options: ProcessGroupOptions)
       resolve({ exitCode: 130, signal: null, stdout: "", stderr: "", timedOut: false, aborted: true, durationMs: 0, pid: 0 });
       return;
     }
-    const child = spawn(options.shell ?? findShell(), ["-c", command], {
+    const child = spawnFn()(options.shell ?? findShell(), ["-c", command], {
       cwd: options.cwd,
       // What a host hid from tools (a worker's database URL and run key) is not passed on.
       env: options.env ?? toolEnv(),

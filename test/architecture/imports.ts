@@ -12,6 +12,8 @@ export interface SourceImport {
   specifier: string;
   /** Only types are imported (`import type`, `export type`, `import("…").T` in a type): erased by the compiler. */
   typeOnly: boolean;
+  /** The names imported (`import { a, b as c }` gives a, b), when the import names them; a namespace, default or bare import has none. */
+  names?: string[];
 }
 
 /** Every .ts file under `root`, relative to it, with `/` separators. */
@@ -36,19 +38,24 @@ export function importsOf(root: string, file: string): SourceImport[] {
   const text = readFileSync(join(root, file), "utf8");
   const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, false, ts.ScriptKind.TS);
   const found: SourceImport[] = [];
-  const add = (specifier: string, typeOnly: boolean): void => {
+  const add = (specifier: string, typeOnly: boolean, names?: string[]): void => {
     if (!specifier.startsWith(".")) return;
     const to = normalize(join(dirname(file), specifier)).split(sep).join("/").replace(/\.js$/, ".ts");
-    found.push({ from: file, to, specifier, typeOnly });
+    found.push({ from: file, to, specifier, typeOnly, ...(names ? { names } : {}) });
   };
+  const original = (e: ts.ImportSpecifier | ts.ExportSpecifier): string => (e.propertyName ?? e.name).text;
   const visit = (node: ts.Node): void => {
     if (ts.isImportDeclaration(node) && ts.isStringLiteral(node.moduleSpecifier)) {
-      add(node.moduleSpecifier.text, importIsTypeOnly(node));
+      const clause = node.importClause;
+      const bindings = clause?.namedBindings;
+      const names = clause && !clause.name && bindings && ts.isNamedImports(bindings) ? bindings.elements.map(original) : undefined;
+      add(node.moduleSpecifier.text, importIsTypeOnly(node), names);
     } else if (ts.isExportDeclaration(node) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
       const named = node.exportClause && ts.isNamedExports(node.exportClause) ? node.exportClause.elements : undefined;
-      add(node.moduleSpecifier.text, node.isTypeOnly || (named !== undefined && named.length > 0 && named.every((e) => e.isTypeOnly)));
+      add(node.moduleSpecifier.text, node.isTypeOnly || (named !== undefined && named.length > 0 && named.every((e) => e.isTypeOnly)), named?.map(original));
     } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)) {
-      add(node.argument.literal.text, true);
+      const qualifier = node.qualifier;
+      add(node.argument.literal.text, true, qualifier && ts.isIdentifier(qualifier) ? [qualifier.text] : undefined);
     } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword && node.arguments[0] && ts.isStringLiteral(node.arguments[0])) {
       add(node.arguments[0].text, false);
     }

@@ -253,7 +253,7 @@ describe("options are checked", () => {
     [{ maxToolCalls: -1 }, /maxToolCalls/],
     [{ timeoutMs: "10" }, /timeoutMs must be a number of milliseconds/],
     [{ sessionId: "../etc" }, /sessionId "..\/etc" is not valid/],
-    [{ permissions: { mode: "yolo" } }, /permissions.mode must be one of default, acceptEdits, bypassPermissions, plan/],
+    [{ permissions: { mode: "yolo" } }, /^options\.permissions\.mode must be one of "default", "acceptEdits", "bypassPermissions", "plan", got "yolo"$/],
     [{ tools: [{ name: "raw" }] }, /every tool must be made with defineTool/],
     [{ tools: [echo, echo] }, /two tools are named "echo"/],
   ])("%j", (bad, message) => {

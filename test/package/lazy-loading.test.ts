@@ -34,7 +34,9 @@ import { createRequire } from "node:module";
 const marks = {};
 const mark = (name) => {
   const esm = readFileSync(process.env.LAZY_LIST, "utf8").split("\\n").filter(Boolean).map((u) => u.startsWith("file:") ? new URL(u).pathname : u);
-  marks[name] = [...new Set([...esm, ...Object.keys(createRequire(import.meta.url)("module")._cache)])];
+  // Node's own modules too (process.moduleLoadList, as node:<name>): a require() of one is seen by neither list above.
+  const builtin = process.moduleLoadList.filter((m) => m.startsWith("NativeModule ")).map((m) => "node:" + m.slice("NativeModule ".length));
+  marks[name] = [...new Set([...esm, ...Object.keys(createRequire(import.meta.url)("module")._cache), ...builtin])];
 };
 ${body}
 process.stdout.write(JSON.stringify(marks));`,
@@ -55,6 +57,17 @@ describe("what importing statecraft loads", () => {
     expect(imported.some((f) => f.endsWith("/dist/index.js")), "the probe sees the entry itself").toBe(true);
     for (const name of HEAVY) expect(fromPackage(imported, name), `import("statecraft") loaded ${name}`).toEqual([]);
     expect(imported.filter((f) => f.endsWith("/dist/inspect/server.js") || f.endsWith("/dist/models/openai/stream-attempt.js"))).toEqual([]);
+  });
+
+  it("the main entry loads neither the replayer, the search helpers nor node's child_process, readline or worker_threads", () => {
+    // What the probe itself loaded before the import (the loader hook runs on a worker thread) is not the entry's.
+    const marks = loadedAt(`mark("before"); await import(${entry("index.js")}); mark("imported");`);
+    const imported = marks.imported.filter((f) => !marks.before.includes(f));
+    expect(imported.some((f) => f.endsWith("/dist/index.js")), "the probe sees the entry itself").toBe(true);
+    expect(imported, "the probe sees node's own modules the entry loads").toContain("node:crypto");
+    const lazy = ["/dist/debug/replay-run.js", "/dist/debug/replay-compare.js", "/dist/tools/builtin/gitignore.js", "/dist/tools/builtin/grep-worker.js", "/dist/mcp/tool.js", "/dist/models/openai/request-body.js"];
+    expect(imported.filter((f) => lazy.some((l) => f.endsWith(l))), "import(\"statecraft\") loaded these").toEqual([]);
+    expect(imported.filter((f) => ["node:child_process", "node:readline", "node:worker_threads"].includes(f)), "import(\"statecraft\") loaded these").toEqual([]);
   });
 
   it("the trace and inspect entries load none of them either", () => {

@@ -1,8 +1,8 @@
 import { AgentError } from "../../errors/agent-error.js";
 import type { Model, ModelCallOptions, ModelRequest, ModelResponse, ModelStreamEvent } from "../model.js";
 import { resolveOpenAIConfig, type OpenAIEnvironment, type OpenAIModelOptions, type ResolvedOpenAIConfig } from "./options.js";
-import { buildRequestBody } from "./request-body.js";
-import { retryDelayMs, sleep } from "./retry-policy.js";
+import type { buildRequestBody } from "./request-body.js";
+import type { retryDelayMs, sleep } from "./retry-policy.js";
 import type { StreamAttempt } from "./stream-attempt.js";
 
 /**
@@ -37,8 +37,8 @@ class OpenAIChatModel implements Model {
    * (the caller would see it twice). Other failures throw an AgentError at once.
    */
   async *stream(request: ModelRequest, { signal }: ModelCallOptions): AsyncGenerator<ModelStreamEvent, void, undefined> {
+    const { StreamAttempt, buildRequestBody, retryDelayMs, sleep } = await loadRequestCode();
     const body = buildRequestBody(this.config, request);
-    const { StreamAttempt } = await loadStreamAttempt();
     for (let retry = 0; ; retry++) {
       throwIfAborted(signal);
       const attempt = new StreamAttempt(this.config, body, signal);
@@ -73,10 +73,21 @@ class OpenAIChatModel implements Model {
  * The request code and the OpenAI SDK under it, loaded by the first model call rather than by `import "statecraft"`:
  * the SDK is over half of the package's modules, and a program with a scripted model never needs it.
  */
-let streamAttempt: Promise<{ StreamAttempt: typeof StreamAttempt }> | undefined;
-function loadStreamAttempt(): Promise<{ StreamAttempt: typeof StreamAttempt }> {
-  streamAttempt ??= import("./stream-attempt.js");
-  return streamAttempt;
+interface RequestCode {
+  StreamAttempt: typeof StreamAttempt;
+  buildRequestBody: typeof buildRequestBody;
+  retryDelayMs: typeof retryDelayMs;
+  sleep: typeof sleep;
+}
+let requestCode: Promise<RequestCode> | undefined;
+function loadRequestCode(): Promise<RequestCode> {
+  requestCode ??= Promise.all([import("./stream-attempt.js"), import("./request-body.js"), import("./retry-policy.js")]).then(([attempt, body, retry]) => ({
+    StreamAttempt: attempt.StreamAttempt,
+    buildRequestBody: body.buildRequestBody,
+    retryDelayMs: retry.retryDelayMs,
+    sleep: retry.sleep,
+  }));
+  return requestCode;
 }
 
 /** The caller aborted: end with its reason, as `AbortSignal.throwIfAborted` would. */

@@ -1,10 +1,8 @@
 import path from "node:path";
-import { findFiles } from "./find-files.js";
 import { defineTool, type ToolDefinition } from "../define-tool.js";
 import { displayPath, isWithin, resolveRoots } from "../confine.js";
-import { GitignoreRules } from "./gitignore.js";
 import { checkBuiltinOptions, failure, rootsOf, type BuiltinToolOptions } from "./options.js";
-import { patternProblem, resolveSearchBase } from "./search-base.js";
+import { loadSearch } from "./load-search.js";
 
 export interface GlobInput {
   pattern: string;
@@ -37,6 +35,7 @@ export function globTool(options: BuiltinToolOptions = {}): ToolDefinition<GlobI
     permissionSubject: (input) => input.path ?? ".",
     permissionSubjectKind: "path",
     async execute(input, context) {
+      const { patternProblem, resolveSearchBase, GitignoreRules, findFiles } = await loadSearch();
       const problem = patternProblem(input.pattern, "pattern");
       if (problem) return failure(problem);
       const resolved = await resolveSearchBase(input.path, context, options);

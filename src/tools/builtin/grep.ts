@@ -1,12 +1,10 @@
 import path from "node:path";
-import { findFiles } from "./find-files.js";
 import { defineTool, type ToolDefinition } from "../define-tool.js";
 import { displayPath, isWithin, resolveRealPath, resolveRoots } from "../confine.js";
 import { ConfinementError, openConfinedFile } from "../confined-open.js";
-import { GitignoreRules } from "./gitignore.js";
-import { matchLines, type LineMatches } from "./grep-worker.js";
+import type { LineMatches } from "./grep-worker.js";
 import { checkBuiltinOptions, failure, rootsOf, type BuiltinToolOptions } from "./options.js";
-import { patternProblem, resolveSearchBase } from "./search-base.js";
+import { loadSearch } from "./load-search.js";
 import { looksBinary } from "./text-file.js";
 
 export interface GrepInput {
@@ -81,6 +79,7 @@ export function grepTool(options: BuiltinToolOptions = {}): ToolDefinition<GrepI
     permissionSubject: (input) => input.path ?? ".",
     permissionSubjectKind: "path",
     async execute(input, context) {
+      const [{ patternProblem, resolveSearchBase, GitignoreRules, findFiles }, { matchLines }] = await Promise.all([loadSearch(), import("./grep-worker.js")]);
       const regex = compilePattern(input.pattern);
       if (typeof regex === "string") return failure(regex);
       if (input.glob !== undefined) {

@@ -1,5 +1,4 @@
 import type { FileHandle } from "node:fs/promises";
-import readline from "node:readline";
 import { defineTool, type ToolDefinition, type ToolOutput } from "../define-tool.js";
 import { confinePath } from "../confine.js";
 import { ConfinementError, openConfinedFile } from "../confined-open.js";
@@ -77,7 +76,9 @@ async function readLines(handle: FileHandle, display: string, input: ReadFileInp
   const lines: string[] = [];
   let total = 0;
   const stream = handle.createReadStream({ encoding: "utf8", start: 0, autoClose: false });
-  const reader = readline.createInterface({ input: stream, crlfDelay: Infinity });
+  // node:readline is loaded by the first read, not by `import "statecraft"`.
+  const { createInterface } = await import("node:readline");
+  const reader = createInterface({ input: stream, crlfDelay: Infinity });
   try {
     for await (const line of reader) {
       total++;
