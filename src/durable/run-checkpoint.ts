@@ -75,7 +75,10 @@ export function runCheckpointer(options: RunCheckpointOptions): EngineObserver &
       const unchangedMessages = saved && saved.messages === messages ? Math.min(saved.count, checkpoint.count) : 0;
       saved = { messages, count: checkpoint.count };
       const head = storedHeadOf(checkpoint.context, options.settings, checkpoint.traceSeq, checkpoint.time, checkpoint.at, "running", checkpoint.started, checkpoint.batch);
-      const run: StoredRun = { ...head, messages: messages.slice(0, checkpoint.count) };
+      // The store takes what it keeps before its first await (RunStore.save): the conversation itself will do when
+      // it is as long as it was then, and a copy of the whole of it per save would make a step dearer as the run
+      // grows.
+      const run: StoredRun = { ...head, messages: messages.length === checkpoint.count ? messages : messages.slice(0, checkpoint.count) };
       options.store.save(run, { unchangedMessages }).catch(fail);
     } catch (error) {
       fail(error);
