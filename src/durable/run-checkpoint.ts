@@ -1,4 +1,4 @@
-import type { EngineContext } from "../machine/context.js";
+import type { CallRecord, EngineContext } from "../machine/context.js";
 import type { EngineObserver } from "../machine/observe.js";
 import type { Message } from "../models/messages.js";
 import type { ToolRisk } from "../tools/define-tool.js";
@@ -36,11 +36,12 @@ const SAVE_EVERY = 32;
 export function runCheckpointer(options: RunCheckpointOptions): EngineObserver & { close(): void } {
   let state = "";
   let context: EngineContext | undefined;
-  let started: string[] = [];
+  /** Call ids started in this batch: replaced (never changed) as one starts, so a checkpoint can hold it as it is. */
+  let started: readonly string[] = [];
   let ended = false;
   let failed = false;
-  /** The latest checkpoint taken and not yet written: its head, and the conversation as long as it was then. */
-  let latest: { head: Omit<StoredRun, "messages">; messages: Message[]; count: number } | undefined;
+  /** The latest checkpoint taken and not yet written (see `Taken`). */
+  let latest: Taken | undefined;
   let taken = 0;
   let scheduled = false;
   /** The conversation of the last save, to tell the store how much of it is unchanged. */
@@ -48,11 +49,10 @@ export function runCheckpointer(options: RunCheckpointOptions): EngineObserver &
 
   const take = (at: StoredAt, now: boolean) => {
     if (ended || failed || !context) return;
-    latest = {
-      head: storedHeadOf(context, options.settings, options.trace?.nextSeq() ?? 0, Date.now(), at, "running", started),
-      messages: context.messages,
-      count: context.messages.length,
-    };
+    // Most checkpoints are replaced by the next one before the event loop turns (a step takes five): taking one
+    // costs what the run changes in place (the batch's records) and a few numbers; the stored head is made only
+    // for the checkpoint that is written.
+    latest = { context, batch: copyRecords(context.batch), at, time: Date.now(), traceSeq: options.trace?.nextSeq() ?? 0, started, count: context.messages.length };
     if (now || saved === undefined || ++taken >= SAVE_EVERY) write();
     else if (!scheduled) {
       scheduled = true;
@@ -71,9 +71,14 @@ export function runCheckpointer(options: RunCheckpointOptions): EngineObserver &
       // The trace reaches the disk first: a checkpoint never names a seq whose lines a SIGKILL could still lose.
       options.trace?.flush?.();
       // The conversation only grows in place; a rebuilt one (compaction) is another array.
-      const unchangedMessages = saved && saved.messages === checkpoint.messages ? Math.min(saved.count, checkpoint.count) : 0;
-      saved = { messages: checkpoint.messages, count: checkpoint.count };
-      const run: StoredRun = { ...checkpoint.head, messages: checkpoint.messages.slice(0, checkpoint.count) };
+      const messages = checkpoint.context.messages;
+      const unchangedMessages = saved && saved.messages === messages ? Math.min(saved.count, checkpoint.count) : 0;
+      saved = { messages, count: checkpoint.count };
+      const head = storedHeadOf(checkpoint.context, options.settings, checkpoint.traceSeq, checkpoint.time, checkpoint.at, "running", checkpoint.started, checkpoint.batch);
+      // The store takes what it keeps before its first await (RunStore.save): the conversation itself will do when
+      // it is as long as it was then, and a copy of the whole of it per save would make a step dearer as the run
+      // grows.
+      const run: StoredRun = { ...head, messages: messages.length === checkpoint.count ? messages : messages.slice(0, checkpoint.count) };
       options.store.save(run, { unchangedMessages }).catch(fail);
     } catch (error) {
       fail(error);
@@ -105,7 +110,7 @@ export function runCheckpointer(options: RunCheckpointOptions): EngineObserver &
     emitted(event: Parameters<EngineObserver["emitted"] & {}>[0]) {
       if (state !== "execute_tool") return;
       if (event.type === "tool_start") {
-        started.push(event.call.id);
+        started = [...started, event.call.id];
         take("execute_tool", mayChange(event.call.name));
       } else if (event.type === "tool_result") take("execute_tool", false);
     },
@@ -118,6 +123,27 @@ export function runCheckpointer(options: RunCheckpointOptions): EngineObserver &
   live.add(checkpointer);
   installExitHook();
   return checkpointer;
+}
+
+/**
+ * A checkpoint as taken: the context it was taken from, which the engine replaces group by group and never changes
+ * in place, except the batch's call records (copied here; what a record holds is replaced, never changed) and the
+ * conversation (which only grows: its length then is kept).
+ */
+interface Taken {
+  context: EngineContext;
+  batch: CallRecord[];
+  at: StoredAt;
+  time: number;
+  traceSeq: number;
+  started: readonly string[];
+  count: number;
+}
+
+function copyRecords(batch: readonly CallRecord[]): CallRecord[] {
+  const copies = new Array<CallRecord>(batch.length);
+  for (let i = 0; i < batch.length; i++) copies[i] = { ...batch[i] };
+  return copies;
 }
 
 /** Checkpointers of runs going on: a process that exits (process.exit) writes their latest checkpoint first. */

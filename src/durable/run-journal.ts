@@ -1,4 +1,5 @@
-import { createHmac, timingSafeEqual } from "node:crypto";
+import { timingSafeEqual } from "node:crypto";
+import { hmacSha256Hex } from "../util/hmac-sha256.js";
 import { runRecordProblem, signRun, verifyRun, type StoredRun } from "./run-store.js";
 
 /**
@@ -51,12 +52,17 @@ export function deltaLine(key: Buffer, previous: string, run: StoredRun, from: n
   };
   const fields = JSON.stringify(delta);
   const body = batch === lastBatch ? fields : `{"batch":${batch},${fields.slice(1)}`;
-  const sig = SIGNATURE_PREFIX + chainMac(key, previous, body).toString("hex");
+  const sig = SIGNATURE_PREFIX + chainMac(key, previous, body);
   return { line: `{"sig":"${sig}",${body.slice(1)}\n`, sig, batch };
 }
 
-function chainMac(key: Buffer, previous: string, body: string): Buffer {
-  return createHmac("sha256", key).update(previous).update("\n").update(body).digest();
+/** Per key, its HMAC (keys are kept by the store for the run's lines; a run appends a line every few steps). */
+const macs = new WeakMap<Buffer, (text: string) => string>();
+
+function chainMac(key: Buffer, previous: string, body: string): string {
+  let mac = macs.get(key);
+  if (!mac) macs.set(key, (mac = hmacSha256Hex(key)));
+  return mac(`${previous}\n${body}`);
 }
 
 /** What a stored run's file holds: the run its lines add up to, or why it can't be trusted. */
@@ -111,7 +117,8 @@ export function readJournal(text: string, key: Buffer | undefined): ReadJournal 
   return { run, sig: previous, messages: messages.length };
 }
 
-function sameMac(given: string, expected: Buffer): boolean {
+function sameMac(given: string, expectedHex: string): boolean {
   const bytes = Buffer.from(given.slice(SIGNATURE_PREFIX.length), "hex");
+  const expected = Buffer.from(expectedHex, "hex");
   return bytes.length === expected.length && timingSafeEqual(bytes, expected);
 }

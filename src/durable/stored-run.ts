@@ -34,6 +34,8 @@ export function storedHeadOf(
   at: StoredAt,
   status: StoredRun["status"],
   started: readonly string[],
+  /** The batch's records as they were then (default: as they are now). */
+  batch: readonly CallRecord[] = context.batch,
 ): Omit<StoredRun, "messages"> {
   const anchor = context.call.usageAnchor;
   return {
@@ -50,7 +52,7 @@ export function storedHeadOf(
     turn: context.turn,
     toolCallCount: context.toolCallCount,
     usage: { ...context.usage },
-    batch: context.batch.map(storedCall),
+    batch: batch.map(storedCall),
     batchState: { open: context.batchState.open, hitToolLimit: context.batchState.hitToolLimit, repeat: { ...context.batchState.repeat } },
     call: {
       ...(anchor ? { usageAnchor: { tokens: anchor.tokens, messageCount: anchor.messageCount } } : {}),

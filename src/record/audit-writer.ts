@@ -46,22 +46,16 @@ export function auditWriter(options: {
           sessionId = JSON.stringify(context.run.sessionId);
           sessionHolds = mayHoldSecret(`{"time":"","sessionId":${sessionId},`);
         }
+        // Built by assignment (no spread of empty objects per call), in AuditLine's key order.
         const rest: Omit<AuditLine, "time" | "sessionId"> = {
           toolCallId: record.call.id,
           tool: record.call.name,
           input: record.call.input,
-          permission: record.permission
-            ? {
-                decision: record.permission.decision,
-                by: record.permission.by,
-                ...(record.permission.rule ? { rule: record.permission.rule } : {}),
-                ...(record.permission.answeredBy !== undefined ? { answeredBy: record.permission.answeredBy } : {}),
-              }
-            : null,
+          permission: record.permission ? permissionOf(record.permission) : null,
           ok: !record.result.isError,
           durationMs: Math.round((record.durationMs ?? 0) * 1000) / 1000,
-          ...(record.result.isError ? { error: record.error ? record.error.toJSON() : { code: errorCode(record), message: record.result.content } } : {}),
         };
+        if (record.result.isError) rest.error = record.error ? record.error.toJSON() : { code: errorCode(record), message: record.result.content };
         // The same text as JSON.stringify of the whole AuditLine (time, sessionId, then these fields).
         const own = JSON.stringify(rest);
         const line = `{"time":"${(time ??= isoTime())}","sessionId":${sessionId},${own.slice(1)}`;
@@ -71,6 +65,13 @@ export function auditWriter(options: {
     },
     close: () => out.close(),
   };
+}
+
+function permissionOf(permission: NonNullable<CallRecord["permission"]>): NonNullable<AuditLine["permission"]> {
+  const line: NonNullable<AuditLine["permission"]> = { decision: permission.decision, by: permission.by };
+  if (permission.rule) line.rule = permission.rule;
+  if (permission.answeredBy !== undefined) line.answeredBy = permission.answeredBy;
+  return line;
 }
 
 function errorCode(record: CallRecord): string {

@@ -1,7 +1,7 @@
-import * as crypto from "node:crypto";
-import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { randomBytes, timingSafeEqual } from "node:crypto";
 import { openSync, readFileSync, realpathSync, writeSync, closeSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { hmacSha256Hex } from "../util/hmac-sha256.js";
 import { makeDirectory } from "../util/make-dir.js";
 import { statecraftHome } from "../util/statecraft-home.js";
 
@@ -91,51 +91,19 @@ export interface LineSigner {
 
 const LINE_SIGNATURE = /,"sig":"hmac-sha256:([0-9a-f]{64})"\}$/;
 
-/** One-shot hashing (Node 20.12 and later): far cheaper per call than an Hmac object. */
-const hashOnce = (crypto as { hash?: (algorithm: string, data: Uint8Array, encoding: "buffer") => Buffer }).hash;
-const BLOCK = 64;
-
-/**
- * HMAC-SHA256 under `key` of `prefix` followed by each body (RFC 2104), the same bytes `createHmac` gives. Written
- * out with one-shot hashes into buffers kept by the signer: every transcript line is signed, and an Hmac object per
- * line cost more than the rest of writing it.
- */
-function macWithPrefix(key: Buffer, prefix: string): (body: string) => Buffer {
-  if (typeof hashOnce !== "function") return (body) => createHmac("sha256", key).update(prefix).update(body).digest();
-  const hash = hashOnce;
-  const block = Buffer.alloc(BLOCK);
-  (key.length > BLOCK ? createHash("sha256").update(key).digest() : key).copy(block);
-  const pad = (byte: number) => Buffer.from(block.map((b) => b ^ byte));
-  const innerHead = Buffer.concat([pad(0x36), Buffer.from(prefix)]);
-  const outer = Buffer.alloc(BLOCK + 32);
-  pad(0x5c).copy(outer);
-  let inner = Buffer.alloc(innerHead.length + 1024);
-  innerHead.copy(inner);
-  return (body) => {
-    const length = innerHead.length + Buffer.byteLength(body);
-    if (length > inner.length) {
-      inner = Buffer.alloc(length * 2);
-      innerHead.copy(inner);
-    }
-    inner.write(body, innerHead.length);
-    hash("sha256", inner.subarray(0, length), "buffer").copy(outer, BLOCK);
-    return hash("sha256", outer, "buffer");
-  };
-}
-
 export function lineSigner(key: Buffer, cwd: string, sessionId: string): LineSigner {
   const scope = JSON.stringify(["statecraft transcript line 1", workspaceOf(cwd), sessionId]);
-  const mac = macWithPrefix(key, `${scope}\n`);
+  const mac = hmacSha256Hex(key, `${scope}\n`);
   return {
     sign(line) {
       if (!line.endsWith("}")) throw new Error("only a JSON object line can be signed");
-      return `${line.slice(0, -1)},"sig":"${SIGNATURE_PREFIX}${mac(line).toString("hex")}"}`;
+      return `${line.slice(0, -1)},"sig":"${SIGNATURE_PREFIX}${mac(line)}"}`;
     },
     verify(line) {
       const match = LINE_SIGNATURE.exec(line);
       if (!match) return false;
       const given = Buffer.from(match[1], "hex");
-      const expected = mac(`${line.slice(0, match.index)}}`);
+      const expected = Buffer.from(mac(`${line.slice(0, match.index)}}`), "hex");
       return given.length === expected.length && timingSafeEqual(given, expected);
     },
   };

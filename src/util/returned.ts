@@ -25,15 +25,15 @@ export function returned<R>(): Returned<R> {
  * the run prints meanwhile, e.g. a permission question).
  */
 export function settleOnReturn<Y, R>(generator: AsyncGenerator<Y, R, undefined>, into: Returned<R>, stoppedEarly: () => unknown): void {
+  // One pair of handlers for every step (a run's generator takes about ten steps per tool call).
+  const settled = (result: IteratorResult<Y, R>) => {
+    if (!result.done) return;
+    if (result.value === undefined) into.reject(stoppedEarly());
+    else into.resolve(result.value);
+  };
+  const failed = (error: unknown) => into.reject(error);
   const watch = (step: Promise<IteratorResult<Y, R>>) => {
-    step.then(
-      (result) => {
-        if (!result.done) return;
-        if (result.value === undefined) into.reject(stoppedEarly());
-        else into.resolve(result.value);
-      },
-      (error: unknown) => into.reject(error),
-    );
+    step.then(settled, failed);
     return step;
   };
   const next = generator.next.bind(generator);

@@ -1,0 +1,42 @@
+// One run of one layer of bench/steps.mjs and nothing else, for tools that count rather than time (the load moves
+// counts far less than times): e.g. instructions per step as the difference of two sizes, start-up cancelling out,
+//   valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null node bench/run-once.mjs off 1100
+//   (the same with 100; per step: the difference of the two "I refs" over 1 000)
+// Usage: npm run build && node bench/run-once.mjs [layer=off: machine|observed|off|on] [N=1000]
+import { mkdtempSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { defineTool, query } from "../dist/index.js";
+import { engineMachine } from "../dist/machine/engine.js";
+import { observeEngine } from "../dist/machine/observe.js";
+import { prepare } from "../dist/query.js";
+import { instantModel } from "./engines/statecraft.mjs";
+import { NOOP_SCHEMA, TOOL_DESCRIPTION, TOOL_NAME } from "./lib/common.mjs";
+
+// The engine's own copy of XState: an actor of the engine's machine must come from it.
+const { createActor } = createRequire(new URL("../package.json", import.meta.url))("xstate");
+const layer = process.argv[2] ?? "off";
+const N = Number(process.argv[3] ?? 1000);
+if (!["machine", "observed", "off", "on"].includes(layer)) throw new Error(`layer must be machine, observed, off or on, got ${layer}`);
+const tool = defineTool({ name: TOOL_NAME, description: TOOL_DESCRIPTION, inputSchema: NOOP_SCHEMA, risk: "read", execute: () => "ok" });
+const cwd = mkdtempSync(join(tmpdir(), "statecraft-run-once-"));
+try {
+  const options = { model: instantModel(N), tools: [tool], cwd, maxTurns: N + 1, maxToolCalls: N, timeoutMs: 3_600_000, traceFile: layer === "on" ? join(cwd, "trace.jsonl") : false };
+  let toolCalls;
+  if (layer === "machine" || layer === "observed") {
+    const { input } = prepare("bench", options);
+    const inspect = layer === "observed" ? observeEngine([{ state() {}, emitted() {} }]) : undefined;
+    const actor = createActor(engineMachine, { input, ...(inspect ? { inspect } : {}) });
+    await new Promise((resolve) => {
+      actor.subscribe({ complete: resolve });
+      actor.start();
+    });
+    toolCalls = actor.getSnapshot().context.toolCallCount;
+  } else {
+    for await (const event of query("bench", options)) if (event.type === "turn_end") toolCalls = event.toolCalls;
+  }
+  if (toolCalls !== N) throw new Error(`${layer}: ${toolCalls} tool calls, expected ${N}`);
+} finally {
+  rmSync(cwd, { recursive: true, force: true });
+}
