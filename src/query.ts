@@ -31,11 +31,11 @@ import type { Inspector } from "./inspect/server.js";
 import type { InspectedRun } from "./inspect/run.js";
 import type { AnyTool, ToolCallOf } from "./tools/define-tool.js";
 import { returned, settleOnReturn } from "./util/returned.js";
-import { agentFolder, isInside } from "./record/agent-folder.js";
+import { agentFolder, isInside, makeFileInside } from "./record/agent-folder.js";
 import { auditWriter } from "./record/audit-writer.js";
 import { redactText, secretValues } from "./record/redact.js";
 import { traceWriter } from "./record/trace-writer.js";
-import { checkSessionId } from "./record/transcript.js";
+import { checkSessionId, transcriptPath } from "./record/transcript.js";
 import { fileRunStore } from "./durable/file-run-store.js";
 import { isHttpUrl, type RunStore, type StoredRun, type StoredSettings } from "./durable/run-store.js";
 import { storedRunOf } from "./durable/stored-run.js";
@@ -178,6 +178,8 @@ async function* runEngine(
   const store = prepared.resumed?.store ?? options.runStore ?? fileRunStore(input.cwd);
   // A hosted run (statecraft/dbos) keeps no checkpoints of its own: its host journals each step.
   const hosted = prepared.hosted;
+  // A new session's transcript file is made while the run's lock is taken, off the event loop (see makeFileInside).
+  const transcriptMade = hosted ? undefined : makeFileInside(agentFolder(input.cwd), transcriptPath(input.cwd, input.sessionId));
   const durable = !hosted && (prepared.resumed !== undefined || (options.durable !== false && input.loop.depth === 0));
   let release = prepared.resumed?.release;
   let locked = !store.lock || release !== undefined;
@@ -198,6 +200,7 @@ async function* runEngine(
       throw error;
     }
   }
+  await transcriptMade;
   let inspector: Awaited<ReturnType<typeof startInspector>> | undefined;
   try {
     inspector = options.inspect ? await startInspector({ port: options.inspect.port ?? 0 }) : undefined;
