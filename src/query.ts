@@ -130,6 +130,8 @@ export interface RunLifecycle {
   settled?(context: EngineContext, suspended?: Extract<AgentEvent, { type: "suspended" }>): void;
   /** Instead of running: the generator's first next() rejects with this (a busy session). */
   refuse?(): AgentError | undefined;
+  /** The run passed refuse() but failed before its engine started (`started` never comes). */
+  notStarted?(): void;
 }
 
 export type EngineActor = Actor<typeof engineMachine>;
@@ -197,6 +199,7 @@ async function* runEngine(
       await refuseOverSuspended(store, input.sessionId, logger);
     } catch (error) {
       await release?.();
+      lifecycle.notStarted?.();
       throw error;
     }
   }
@@ -206,6 +209,7 @@ async function* runEngine(
     inspector = options.inspect ? await startInspector({ port: options.inspect.port ?? 0 }) : undefined;
   } catch (error) {
     await release?.();
+    lifecycle.notStarted?.();
     throw error;
   }
   const inspected = inspector?.attach({ sessionId: input.sessionId, input: input.userInput, runOptions: prepared.runOptions });
