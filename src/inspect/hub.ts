@@ -120,9 +120,10 @@ export class InspectorHub {
 
   private keep(text: string, meta: RecordMeta): void {
     if (this.waiting.length > 0) {
-      // Behind records not written yet: in order, never before them.
+      // Behind records not written yet: in order, never before them, and within the same bound.
       this.waiting.push({ text, meta });
       this.waitingBytes += text.length;
+      if (this.waitingBytes + this.records.retainedBytes > this.records.maxBytes) this.writeWaiting();
       return;
     }
     this.store(text, meta);

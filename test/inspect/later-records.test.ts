@@ -92,6 +92,22 @@ describe("records written later (addLater)", () => {
     hub.close();
   });
 
+  it("are written when the records behind them pass maxBytes, so what waits stays bounded", () => {
+    const cap = 64 * 1024;
+    const hub = new InspectorHub(10_000, cap);
+    let writes = 0;
+    hub.addLater(() => {
+      writes++;
+      return '{"kind":"problem","time":"2026-01-01T00:00:00.000Z","message":"first"}';
+    }, 300, "r");
+    const snapshot = (i: number) => ({ kind: "snapshot" as const, time: "2026-01-01T00:00:00.000Z", sessionId: "x:0", event: { type: "TICK" }, snapshot: { status: "active", value: `v${i}`, context: { log: "y".repeat(4000) } } });
+    for (let i = 0; i < 10; i++) hub.add(snapshot(i));
+    expect(writes).toBe(0);
+    for (let i = 10; i < 40; i++) hub.add(snapshot(i));
+    expect(writes).toBe(1);
+    hub.close();
+  });
+
   it("tell a problem when one cannot be written, and the rest still come", () => {
     const hub = new InspectorHub(10_000);
     hub.addLater(() => {
