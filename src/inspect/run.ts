@@ -153,6 +153,9 @@ export function createInspectedRun(hub: InspectorHub, info: InspectedRunInfo, ch
       const lineDetails = details.of(entered);
       const lineSeq = seq++;
       const lineTurn = turn;
+      // Taken apart now: the record may be written long after this state, from whatever `entered` then holds.
+      const { time: enteredAt, state: enteredState } = entered;
+      const eventType = entered.event.type;
       const held = heldContext(context);
       let estimate = RECORD_BYTES + approxBytes(lineDetails);
       for (const key in held) if (held[key] !== lastContext[key]) estimate += approxBytes(held[key]);
@@ -161,14 +164,14 @@ export function createInspectedRun(hub: InspectorHub, info: InspectedRunInfo, ch
         // The trace line as toJsonText gives it for { v, sessionId, seq, parentSession?, time, kind, state, turn,
         // details }: written around the details' text, which is the line's only part that needs scanning.
         const own = toJsonTextAt(lineDetails, 1);
-        const line = `${lineHead}${lineSeq}${parent},"time":"${isoTime(entered.time)}","kind":"state","state":${JSON.stringify(entered.state)},"turn":${lineTurn},"details":${own}}`;
+        const line = `${lineHead}${lineSeq}${parent},"time":"${isoTime(enteredAt)}","kind":"state","state":${JSON.stringify(enteredState)},"turn":${lineTurn},"details":${own}}`;
         // Joined rather than concatenated: the hub keeps every record for the whole run, and a concatenated string is
         // a tree of its pieces that each major collection walks again; a joined one is a single flat string.
         // The context's text comes redacted (and kept) group by group from contextText, the rest is redacted here.
         return [
           `{"kind":"enter","sessionId":${session},"line":`,
           redactedAround(line, own),
-          `,"event":${JSON.stringify(entered.event.type)},"context":`,
+          `,"event":${JSON.stringify(eventType)},"context":`,
           contextText.of(held),
           `,"messageCount":${end}}`,
         ].join("");
