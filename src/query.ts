@@ -14,10 +14,11 @@ import type { Inspector } from "./inspect/server.js";
 import type { InspectedRun } from "./inspect/run.js";
 import type { AnyTool, ToolCallOf } from "./tools/define-tool.js";
 import { returned, settleOnReturn } from "./util/returned.js";
-import { agentFolder, isInside } from "./record/agent-folder.js";
+import { agentFolder, isInside, makeFileInside } from "./record/agent-folder.js";
 import { auditWriter } from "./record/audit-writer.js";
 import { redactText, secretValues } from "./record/redact.js";
 import { traceWriter } from "./record/trace-writer.js";
+import { transcriptPath } from "./record/transcript.js";
 import { fileRunStore } from "./durable/file-run-store.js";
 import type { RunStore, StoredRun } from "./durable/run-store.js";
 import { storedRunOf } from "./durable/stored-run.js";
@@ -74,6 +75,8 @@ export interface RunLifecycle {
   settled?(context: EngineContext, suspended?: Extract<AgentEvent, { type: "suspended" }>): void;
   /** Instead of running: the generator's first next() rejects with this (a busy session). */
   refuse?(): AgentError | undefined;
+  /** The run passed refuse() but failed before its engine started (`started` never comes). */
+  notStarted?(): void;
 }
 
 export type EngineActor = Actor<typeof engineMachine>;
@@ -122,6 +125,8 @@ async function* runEngine(
   const store = prepared.resumed?.store ?? options.runStore ?? fileRunStore(input.cwd);
   // A hosted run (statecraft/dbos) keeps no checkpoints of its own: its host journals each step.
   const hosted = prepared.hosted;
+  // A new session's transcript file is made while the run's lock is taken, off the event loop (see makeFileInside).
+  const transcriptMade = hosted ? undefined : makeFileInside(agentFolder(input.cwd), transcriptPath(input.cwd, input.sessionId));
   const durable = !hosted && (prepared.resumed !== undefined || (options.durable !== false && input.loop.depth === 0));
   let release = prepared.resumed?.release;
   let locked = !store.lock || release !== undefined;
@@ -139,14 +144,17 @@ async function* runEngine(
       await refuseOverSuspended(store, input.sessionId, logger);
     } catch (error) {
       await release?.();
+      lifecycle.notStarted?.();
       throw error;
     }
   }
+  await transcriptMade;
   let inspector: Awaited<ReturnType<typeof startInspector>> | undefined;
   try {
     inspector = options.inspect ? await startInspector({ port: options.inspect.port ?? 0 }) : undefined;
   } catch (error) {
     await release?.();
+    lifecycle.notStarted?.();
     throw error;
   }
   const inspected = inspector?.attach({ sessionId: input.sessionId, input: input.userInput, runOptions: prepared.runOptions });

@@ -3,7 +3,7 @@ import { AgentError } from "./errors/agent-error.js";
 import type { ToolCall, UserMessage } from "./models/messages.js";
 import type { AnyTool, ToolCallOf } from "./tools/define-tool.js";
 import { checkOptionNames, SESSION_OPTION_NAMES, type QueueMode, type SessionOptions } from "./options.js";
-import type { PendingCall } from "./machine/context.js";
+import type { Inbox, PendingCall } from "./machine/context.js";
 import type { PermissionAnswer } from "./permissions/types.js";
 import { prepare, startRun, withResult, type EngineActor, type QueryRun, type RunLifecycle } from "./query.js";
 import { resumeRun } from "./resume.js";
@@ -57,6 +57,11 @@ function openSession(options: SessionOptions): Session {
   const steering: UserMessage[] = [];
   const followUps: UserMessage[] = [];
   let active: EngineActor | undefined;
+  /**
+   * A run past its refuse() check whose engine has not started yet (it takes its lock and makes its files first, which
+   * waits on the disk or a database): the session is busy, and what is queued meanwhile goes to that run's inbox.
+   */
+  let starting: Inbox | undefined;
   let pending: PendingCall[] | undefined;
 
   const toMessage = (message: string | UserMessage, what: string): UserMessage => {
@@ -64,10 +69,18 @@ function openSession(options: SessionOptions): Session {
     if (message && message.role === "user" && typeof message.content === "string") return { role: "user", content: message.content };
     throw new AgentError("INVALID_OPTIONS", `session.${what}(message): message must be a string or { role: "user", content: string }`);
   };
-  const tracking: Pick<RunLifecycle, "started" | "settled"> = {
+  const tracking: Pick<RunLifecycle, "started" | "settled" | "notStarted"> = {
     started: (actor) => {
+      starting = undefined;
       active = actor;
       pending = undefined;
+    },
+    notStarted: () => {
+      // The run failed before its engine started: what it took from the queues comes back.
+      if (!starting) return;
+      steering.unshift(...starting.steering);
+      followUps.unshift(...starting.followUp);
+      starting = undefined;
     },
     settled: (context, suspended) => {
       if (active === undefined) return;
@@ -86,7 +99,7 @@ function openSession(options: SessionOptions): Session {
   return {
     sessionId,
     get running() {
-      return active !== undefined;
+      return active !== undefined || starting !== undefined;
     },
     get pending() {
       return pending ? pending.map((c) => ({ ...c })) : undefined;
@@ -97,12 +110,12 @@ function openSession(options: SessionOptions): Session {
     steer(message) {
       const m = toMessage(message, "steer");
       if (engineRunning()) active!.send({ type: "inbox.steer", message: m });
-      else steering.push(m);
+      else (starting?.steering ?? steering).push(m);
     },
     followUp(message) {
       const m = toMessage(message, "followUp");
       if (engineRunning()) active!.send({ type: "inbox.followUp", message: m });
-      else followUps.push(m);
+      else (starting?.followUp ?? followUps).push(m);
     },
     query(input) {
       const prepared = prepare(input, options, {
@@ -112,17 +125,18 @@ function openSession(options: SessionOptions): Session {
       });
       return startRun(prepared, options, {
         refuse: () => {
-          if (active) return new AgentError("SESSION_BUSY", `session ${sessionId} is already running a query; wait for it to end, or use steer()/followUp() to queue messages`);
+          if (active || starting) return new AgentError("SESSION_BUSY", `session ${sessionId} is already running a query; wait for it to end, or use steer()/followUp() to queue messages`);
           if (pending) return new AgentError("SESSION_BUSY", `session ${sessionId} has a suspended run waiting on ${pending.map((c) => c.callId).join(", ")}; resume it with session.resume(answers)`);
           // The run takes the queues over; what it does not claim comes back when it settles.
           prepared.input.inbox = { steering: steering.splice(0), followUp: followUps.splice(0) };
+          starting = prepared.input.inbox;
           return undefined;
         },
         ...tracking,
       });
     },
     resume(answers = {}, resumeOptions = {}) {
-      if (active) {
+      if (active || starting) {
         const refused = new AgentError("SESSION_BUSY", `session ${sessionId} is already running a query; wait for it to end`);
         return refusedRun(sessionId, refused);
       }

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
-import { closeSync, constants, fstatSync, fsyncSync, openSync, readdirSync, readFileSync, renameSync, unlinkSync, writeSync, type Stats } from "node:fs";
+import { close, closeSync, constants, fstatSync, fsyncSync, open, openSync, readdirSync, readFileSync, renameSync, unlink, unlinkSync, write, writeSync, type Stats } from "node:fs";
 import { join } from "node:path";
+import { promisify } from "node:util";
 import { AgentError } from "../errors/agent-error.js";
 import { agentFolder, realFoldersDown } from "../record/agent-folder.js";
 import { existingSessionKey, sessionKey } from "../record/session-key.js";
@@ -9,6 +10,13 @@ import { baseLine, deltaLine, readJournal } from "./run-journal.js";
 import type { RunStore, SaveHint, StoredRun } from "./run-store.js";
 
 const code = (error: unknown) => (error as NodeJS.ErrnoException).code;
+// Making a file (its inode) is the dearest thing a run start does to the disk, up to a millisecond or more on a busy
+// one: done on libuv's threads, so that a thousand runs starting at once do not each hold up the event loop for it.
+const openAsync = promisify(open);
+const writeAsync = promisify(write);
+const closeAsync = promisify(close);
+const unlinkAsync = promisify(unlink);
+const EXCLUSIVE = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
 
 /** Where a workspace's durable runs are kept: `.agent/runs/`. */
 export function runsFolder(cwd: string): string {
@@ -31,16 +39,22 @@ export function fileRunStore(cwd: string): RunStore {
     return join(folder, `${sessionId}.json`);
   };
 
+  const refusedOpen = (file: string, error: unknown): undefined => {
+    if (code(error) === "ENOENT") return undefined;
+    if (code(error) === "ELOOP") throw damaged(file, "it is a symbolic link");
+    throw error;
+  };
   const read = (file: string): StoredRun | undefined => {
     realFoldersDown(root, folder);
     let fd: number;
     try {
       fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW);
     } catch (error) {
-      if (code(error) === "ENOENT") return undefined;
-      if (code(error) === "ELOOP") throw damaged(file, "it is a symbolic link");
-      throw error;
+      return refusedOpen(file, error);
     }
+    return readOpened(file, fd);
+  };
+  const readOpened = (file: string, fd: number): StoredRun => {
     let text: string;
     try {
       const stat = fstatSync(fd);
@@ -58,6 +72,22 @@ export function fileRunStore(cwd: string): RunStore {
   /** Per session, what this store last wrote to its file: where appended checkpoint lines go on from. */
   const written = new Map<string, { key: Buffer; runId: string; dev: number; ino: number; messages: number; sig: string; batch: string; fd?: number }>();
 
+  /**
+   * Per session locked by this store: a temp file made (exclusively, on libuv's threads) as the lock was taken, for
+   * the run's first checkpoint, which is written at once and must not wait for the disk to make a file.
+   */
+  const spare = new Map<string, { temp: string; fd: number }>();
+  const tempOf = (sessionId: string) => join(folder, `.${sessionId}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`);
+  const dropSpare = async (sessionId: string) => {
+    const made = spare.get(sessionId);
+    if (!made) return;
+    spare.delete(sessionId);
+    await closeAsync(made.fd).catch(() => undefined);
+    await unlinkAsync(made.temp).catch(() => undefined);
+  };
+  /** Deletions of checkpoints going on, per session: the lock is given back only after its run's file is gone. */
+  const deleting = new Map<string, Promise<void>>();
+
   /** Writes the run as the file's one line: a new file, renamed into place. */
   const writeBase = (run: StoredRun, sync: boolean) => {
     const file = fileOf(run.sessionId);
@@ -65,9 +95,11 @@ export function fileRunStore(cwd: string): RunStore {
     const key = sessionKey();
     const { line, sig, batch } = baseLine(key, run);
     // A fresh name, made exclusively and without following a link, then renamed over the old file: rename replaces
-    // the name itself (a link planted there is replaced, never followed).
-    const temp = join(folder, `.${run.sessionId}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`);
-    const fd = openSync(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
+    // the name itself (a link planted there is replaced, never followed). The lock made one already, most times.
+    const made = spare.get(run.sessionId);
+    spare.delete(run.sessionId);
+    const temp = made?.temp ?? tempOf(run.sessionId);
+    const fd = made?.fd ?? openSync(temp, EXCLUSIVE, 0o600);
     let stat: Stats;
     try {
       writeSync(fd, line);
@@ -136,7 +168,16 @@ export function fileRunStore(cwd: string): RunStore {
       if (run.status === "suspended") forget(run.sessionId);
     },
     async load(sessionId) {
-      return read(fileOf(sessionId));
+      // Every run start asks (is a suspended run in the way?), and most find nothing: asked off the event loop.
+      const file = fileOf(sessionId);
+      realFoldersDown(root, folder);
+      let fd: number;
+      try {
+        fd = await openAsync(file, constants.O_RDONLY | constants.O_NOFOLLOW);
+      } catch (error) {
+        return refusedOpen(file, error);
+      }
+      return readOpened(file, fd);
     },
     async list() {
       let names: string[];
@@ -156,32 +197,55 @@ export function fileRunStore(cwd: string): RunStore {
       return runs;
     },
     async delete(sessionId) {
+      const file = fileOf(sessionId);
       forget(sessionId);
-      try {
-        unlinkSync(fileOf(sessionId));
-      } catch (error) {
+      const done = unlinkAsync(file).catch((error: unknown) => {
         if (code(error) !== "ENOENT") throw error;
-      }
+      });
+      const settled = done.catch(() => undefined);
+      deleting.set(sessionId, settled);
+      void settled.then(() => {
+        if (deleting.get(sessionId) === settled) deleting.delete(sessionId);
+      });
+      return done;
     },
     async lock(sessionId) {
       checkSessionId(sessionId);
       realFoldersDown(root, folder);
       const file = join(folder, `${sessionId}.lock`);
       for (let attempt = 0; attempt < 3; attempt++) {
+        let fd: number;
         try {
-          const fd = openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
-          writeSync(fd, `${process.pid}\n`);
-          closeSync(fd);
+          fd = await openAsync(file, EXCLUSIVE, 0o600);
+        } catch (error) {
+          if (code(error) !== "EEXIST") throw error;
+          fd = -1;
+        }
+        if (fd >= 0) {
+          try {
+            await writeAsync(fd, `${process.pid}\n`);
+          } finally {
+            await closeAsync(fd);
+          }
+          // The temp file of the run's first checkpoint, made now while nothing waits on it (a failure here only
+          // means the checkpoint makes its own).
+          if (!spare.has(sessionId)) {
+            const temp = tempOf(sessionId);
+            await openAsync(temp, EXCLUSIVE, 0o600).then(
+              (made) => void spare.set(sessionId, { temp, fd: made }),
+              () => undefined,
+            );
+          }
           return async () => {
             forget(sessionId);
+            await dropSpare(sessionId);
+            await deleting.get(sessionId);
             try {
-              if (ownerOf(file) === process.pid) unlinkSync(file);
+              if (ownerOf(file) === process.pid) await unlinkAsync(file);
             } catch {
               // taken over or removed already
             }
           };
-        } catch (error) {
-          if (code(error) !== "EEXIST") throw error;
         }
         const owner = ownerOf(file);
         if (owner !== undefined && owner !== process.pid && alive(owner)) {

@@ -11,6 +11,12 @@ export interface PageConnection {
   send(text: string): void;
 }
 
+/**
+ * A record kept before it is written: its text, or what writes it (see `addLater`), with whose it is. Only while no
+ * page is connected; a page that connects, a permission answer or a look at the kept bytes has them written first.
+ */
+type Waiting = { text: string; meta: RecordMeta } | { write: () => string; meta: RecordMeta };
+
 interface PendingPermission {
   sessionId: string;
   /** Why the page was not sent the whole call, when it was not: then the page may only deny it. */
@@ -51,6 +57,9 @@ export class InspectorHub {
    * reports thousands of events a second; one WebSocket message each cost the page most of its frame time.
    */
   private outgoing: string[] = [];
+  /** Records kept unwritten while no page is connected, in order, and about how many bytes they hold. */
+  private waiting: Waiting[] = [];
+  private waitingBytes = 0;
   private outgoingChars = 0;
   private flushQueued = false;
 
@@ -67,6 +76,7 @@ export class InspectorHub {
 
   /** The bytes of records kept (the UTF-8 size of their JSON), at most about `maxBytes`. */
   get retainedBytes(): number {
+    this.writeWaiting();
     return this.records.retainedBytes;
   }
 
@@ -88,7 +98,59 @@ export class InspectorHub {
     this.keep(text, runSessionId === undefined ? {} : { owner: `run:${runSessionId}` });
   }
 
+  /**
+   * A record of a run that is written only when it must be: at once while a page is connected; otherwise when a page
+   * connects, when the kept bytes are looked at, or when `estimate` (about the bytes the unwritten record holds, see
+   * approxBytes) added to the rest would pass `maxBytes`. Until then the hub keeps `write` and what it holds, not the
+   * text: with no page, most records are never written. `write` must give the same text whenever it is called (it
+   * holds copies of whatever changes in place) and never throw (if it does, a problem says so).
+   */
+  addLater(write: () => string, estimate: number, runSessionId: string): void {
+    if (this.closed) return;
+    const meta: RecordMeta = { owner: `run:${runSessionId}` };
+    if (this.pages.size > 0) {
+      const text = this.written(write, meta);
+      if (text !== undefined) this.keep(text, meta);
+      return;
+    }
+    this.waiting.push({ write, meta });
+    this.waitingBytes += estimate;
+    if (this.waitingBytes + this.records.retainedBytes > this.records.maxBytes) this.writeWaiting();
+  }
+
   private keep(text: string, meta: RecordMeta): void {
+    if (this.waiting.length > 0) {
+      // Behind records not written yet: in order, never before them, and within the same bound.
+      this.waiting.push({ text, meta });
+      this.waitingBytes += text.length;
+      if (this.waitingBytes + this.records.retainedBytes > this.records.maxBytes) this.writeWaiting();
+      return;
+    }
+    this.store(text, meta);
+  }
+
+  /** Writes the records kept unwritten and keeps their text, in order, as if they had been written when added. */
+  private writeWaiting(): void {
+    if (this.waiting.length === 0) return;
+    const waiting = this.waiting;
+    this.waiting = [];
+    this.waitingBytes = 0;
+    for (const item of waiting) {
+      const text = "text" in item ? item.text : this.written(item.write, item.meta);
+      if (text !== undefined) this.store(text, item.meta);
+    }
+  }
+
+  private written(write: () => string, meta: RecordMeta): string | undefined {
+    try {
+      return write();
+    } catch (error) {
+      this.problem(`the inspector could not write a record of ${meta.owner ?? "a run"}: ${(error as Error)?.message ?? String(error)}`);
+      return undefined;
+    }
+  }
+
+  private store(text: string, meta: RecordMeta): void {
     const dropped = this.records.add(text, meta);
     if (this.pages.size > 0) {
       this.outgoing.push(text);
@@ -183,6 +245,7 @@ export class InspectorHub {
   /** A page said hello: send it the hello and everything so far, then every new record. */
   addPage(page: PageConnection, hello: Record<string, Json>): void {
     // The pages already connected get what is waiting; the new one gets it in its replay, not twice.
+    this.writeWaiting();
     this.flush();
     page.send(JSON.stringify({ type: "hello", ...hello, replay: this.records.length }));
     page.send(`{"type":"records","records":[${this.records.texts().join(",")}]}`);
@@ -276,6 +339,7 @@ export class InspectorHub {
   }
 
   private recordAnswer(id: string, answer: "allow" | "deny", by: PermissionAnsweredBy): void {
+    this.writeWaiting();
     this.records.settled(id);
     this.add({ kind: "permission_answer", time: new Date().toISOString(), id, answer, by });
   }

@@ -7,6 +7,7 @@ import { isoTime } from "../record/iso-time.js";
 import { mayHoldSecret, redactLine, redactOwnPart, redactText, redactValue, secretValues } from "../record/redact.js";
 import type { InspectorHub } from "./hub.js";
 import type { InspectorRecord } from "./protocol.js";
+import { approxBytes } from "./approx-bytes.js";
 import { ContextText } from "./context-text.js";
 import { RedactedDeltas } from "./redacted-deltas.js";
 import { toJsonText, toJsonTextAt } from "./serialize.js";
@@ -48,6 +49,20 @@ export interface InspectedRunInfo {
 }
 
 
+/** What an unwritten record holds besides its values (the closure, the record's own numbers), for the hub's bound. */
+const RECORD_BYTES = 256;
+
+/**
+ * The context as an enter record shows it, held until the record is written: the groups as they are (the engine's
+ * actions replace them whole), but the batch's call records, which its actions change field by field, copied (each
+ * field's value is itself replaced whole, never changed in place).
+ */
+function heldContext(context: Record<string, unknown>): Record<string, unknown> {
+  const held = { ...context };
+  if (Array.isArray(context.batch)) held.batch = context.batch.map((record: unknown) => (record && typeof record === "object" ? { ...record } : record));
+  return held;
+}
+
 /** Event types the observer delivers itself (the rest of AgentEvent comes only through `publish`). */
 const OBSERVED = new Set<AgentEvent["type"]>(["state", "text_delta", "thinking_delta", "retry", "tool_start", "tool_result", "permission_request"]);
 
@@ -75,9 +90,11 @@ export function createInspectedRun(hub: InspectorHub, info: InspectedRunInfo, ch
   let messagesSent = 0;
   let ended = false;
 
-  // The observer's records are written as text (the JSON of the record objects in protocol.ts, key for key), each
-  // value serialised once, straight from the run's objects: they are made at every state whether a page is
-  // connected or not (a page that connects later is sent them all).
+  // The observer's records are the JSON of the record objects in protocol.ts, key for key, each value serialised once,
+  // straight from the run's objects. They are made at every state whether a page is connected or not (a page that
+  // connects later is sent them all), but written only when the hub needs their text (addLater): with no page, most
+  // never are. So each record holds what it is written from, taken now: values the run replaces whole are held as
+  // they are, the batch's call records (changed in place) as shallow copies.
   const session = JSON.stringify(sessionId);
   // The text around each record's own part (the event, the messages, the state's details) is the same for the whole
   // run: scanned for secrets once here, so that each record only scans its own part (redactOwnPart).
@@ -88,10 +105,14 @@ export function createInspectedRun(hub: InspectorHub, info: InspectedRunInfo, ch
     mayHoldSecret(parent) ||
     mayHoldSecret(lineHead) ||
     mayHoldSecret(`{"kind":"agent","time":"","sessionId":,"event":{"kind":"messages","sessionId":,"start":,"messages":[,"time":"","kind":"state","state":,"turn":,"details":`);
-  const addOwn = (text: string, own: string) => hub.addText(framesHold ? redactLine(text, secrets) : redactOwnPart(text, own, secrets), sessionId);
+  const redactedAround = (text: string, own: string) => (framesHold ? redactLine(text, secrets) : redactOwnPart(text, own, secrets));
+  const later = (write: () => string, estimate: number) => hub.addLater(write, estimate, sessionId);
   const addAgentRecord = (event: unknown) => {
-    const own = toJsonText(event);
-    addOwn(`{"kind":"agent","time":"${isoTime()}","sessionId":${session},"event":${own}}`, own);
+    const time = Date.now();
+    later(() => {
+      const own = toJsonText(event);
+      return redactedAround(`{"kind":"agent","time":"${isoTime(time)}","sessionId":${session},"event":${own}}`, own);
+    }, RECORD_BYTES + approxBytes(event));
   };
 
   const contextText = new ContextText(secrets);
@@ -103,6 +124,8 @@ export function createInspectedRun(hub: InspectorHub, info: InspectedRunInfo, ch
       if (text !== "") addAgentRecord({ type, text });
     }
   };
+  /** The context groups the last enter record holds: a group held again costs no more memory. */
+  let lastContext: Record<string, unknown> = {};
 
   const observer: EngineObserver = {
     state(entered) {
@@ -111,32 +134,48 @@ export function createInspectedRun(hub: InspectorHub, info: InspectedRunInfo, ch
       const context = entered.context as unknown as Record<string, unknown>;
       turn = entered.context.turn;
       const messages = Array.isArray(context.messages) ? (context.messages as unknown[]) : [];
-      // The conversation only grows during a run; if it was replaced, it is sent again from the start.
+      // The conversation only grows during a run (entries are pushed, never changed); if it was replaced, it is sent
+      // again from the start.
       const start = messages.length < messagesSent ? 0 : messagesSent;
-      if (messages.length > start) {
-        const list: string[] = [];
-        for (let i = start; i < messages.length; i++) list.push(toJsonText(messages[i]));
-        const own = list.join(",");
-        addOwn(`{"kind":"messages","sessionId":${session},"start":${start},"messages":[${own}]}`, own);
+      const end = messages.length;
+      if (end > start) {
+        let estimate = RECORD_BYTES;
+        for (let i = start; i < end; i++) estimate += approxBytes(messages[i]);
+        later(() => {
+          const list: string[] = [];
+          for (let i = start; i < end; i++) list.push(toJsonText(messages[i]));
+          const own = list.join(",");
+          return redactedAround(`{"kind":"messages","sessionId":${session},"start":${start},"messages":[${own}]}`, own);
+        }, estimate);
       }
-      messagesSent = messages.length;
-      // The trace line as toJsonText gives it for { v, sessionId, seq, parentSession?, time, kind, state, turn,
-      // details }: written around the details' text, which is the line's only part that needs scanning.
-      const own = toJsonTextAt(details.of(entered), 1);
-      const line = `${lineHead}${seq++}${parent},"time":"${isoTime(entered.time)}","kind":"state","state":${JSON.stringify(entered.state)},"turn":${turn},"details":${own}}`;
-      // Joined rather than concatenated: the hub keeps every record for the whole run, and a concatenated string is a
-      // tree of its pieces that each major collection walks again; a joined one is a single flat string.
-      // The context's text comes redacted (and kept) group by group from contextText, the rest is redacted here.
-      hub.addText(
-        [
+      messagesSent = end;
+      // Taken now: the details say what the batch is at this state, and the traced-call sets move on.
+      const lineDetails = details.of(entered);
+      const lineSeq = seq++;
+      const lineTurn = turn;
+      // Taken apart now: the record may be written long after this state, from whatever `entered` then holds.
+      const { time: enteredAt, state: enteredState } = entered;
+      const eventType = entered.event.type;
+      const held = heldContext(context);
+      let estimate = RECORD_BYTES + approxBytes(lineDetails);
+      for (const key in held) if (held[key] !== lastContext[key]) estimate += approxBytes(held[key]);
+      lastContext = held;
+      later(() => {
+        // The trace line as toJsonText gives it for { v, sessionId, seq, parentSession?, time, kind, state, turn,
+        // details }: written around the details' text, which is the line's only part that needs scanning.
+        const own = toJsonTextAt(lineDetails, 1);
+        const line = `${lineHead}${lineSeq}${parent},"time":"${isoTime(enteredAt)}","kind":"state","state":${JSON.stringify(enteredState)},"turn":${lineTurn},"details":${own}}`;
+        // Joined rather than concatenated: the hub keeps every record for the whole run, and a concatenated string is
+        // a tree of its pieces that each major collection walks again; a joined one is a single flat string.
+        // The context's text comes redacted (and kept) group by group from contextText, the rest is redacted here.
+        return [
           `{"kind":"enter","sessionId":${session},"line":`,
-          framesHold ? redactLine(line, secrets) : redactOwnPart(line, own, secrets),
-          `,"event":${JSON.stringify(entered.event.type)},"context":`,
-          contextText.of(context),
-          `,"messageCount":${messages.length}}`,
-        ].join(""),
-        sessionId,
-      );
+          redactedAround(line, own),
+          `,"event":${JSON.stringify(eventType)},"context":`,
+          contextText.of(held),
+          `,"messageCount":${end}}`,
+        ].join("");
+      }, estimate);
     },
     emitted(event) {
       observed = true;

@@ -1,5 +1,6 @@
-import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readlinkSync, realpathSync } from "node:fs";
+import { close, closeSync, constants, fstatSync, lstatSync, mkdirSync, open, openSync, readlinkSync, realpathSync } from "node:fs";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
+import { promisify } from "node:util";
 import { makeDirectory } from "../util/make-dir.js";
 
 const code = (error: unknown) => (error as NodeJS.ErrnoException).code;
@@ -52,6 +53,28 @@ export function openAppendInside(folder: string, file: string): number {
     throw error;
   }
   return fd;
+}
+
+const openAsync = promisify(open);
+const closeAsync = promisify(close);
+
+/**
+ * Makes `file` inside `folder`, empty, unless it is there already, on libuv's threads: making a file is the dearest
+ * thing a run start asks of the disk (up to a millisecond or more on a busy one), and a thousand runs starting at once
+ * must not each hold up the event loop for it. Checks nothing beyond what opening a new file needs (folders reached
+ * through no link, the name itself no link, never truncated): the writer that opens it later makes every check of
+ * `openAppendInside` and reports what is wrong, so this one never throws.
+ */
+export async function makeFileInside(folder: string, file: string): Promise<void> {
+  try {
+    const root = resolve(folder);
+    const target = resolve(file);
+    if (!isInside(root, target)) return;
+    realFoldersDown(root, dirname(target));
+    await closeAsync(await openAsync(target, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o644));
+  } catch {
+    // there already (EEXIST), or not to be made here: the writer says why when it opens it
+  }
 }
 
 /**
