@@ -2,8 +2,9 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { describe } from "vitest";
+import { afterAll, beforeAll, describe } from "vitest";
 import pg from "pg";
+import { closeClients } from "../../src/dbos/index.js";
 import { removeDir, tempDir } from "../support/engine.js";
 
 /**
@@ -127,4 +128,34 @@ export async function until(check: () => boolean | Promise<boolean>, what: strin
 /** A plan the fixture's model follows: one tool call per turn, then the final text. */
 export function plan(tag: string, calls: Array<[string, Record<string, unknown>?]>, extra: Record<string, unknown> = {}): string {
   return JSON.stringify({ tag, calls: calls.map(([name, input]) => [name, { tag, ...(input ?? {}) }]), text: `${tag} done`, ...extra });
+}
+
+/**
+ * A describe block's fresh database and one spawned worker (id `id`) on a workspace of its own, made before its tests
+ * and removed after them; read `db`, `ws` and `worker` inside the tests.
+ */
+export function useDatabaseAndWorker(id: string): { readonly db: Awaited<ReturnType<typeof freshDatabase>>; readonly ws: ReturnType<typeof workspace>; readonly worker: SpawnedWorker } {
+  const set: { db?: Awaited<ReturnType<typeof freshDatabase>>; ws?: ReturnType<typeof workspace>; worker?: SpawnedWorker } = {};
+  beforeAll(async () => {
+    set.db = await freshDatabase();
+    set.ws = workspace();
+    set.worker = await spawnWorker({ database: set.db.url, id, cwd: set.ws.cwd, counters: set.ws.counters });
+  }, 120_000);
+  afterAll(async () => {
+    await set.worker?.kill();
+    await closeClients();
+    await set.db?.drop();
+    set.ws?.cleanup();
+  }, 60_000);
+  return {
+    get db() {
+      return set.db!;
+    },
+    get ws() {
+      return set.ws!;
+    },
+    get worker() {
+      return set.worker!;
+    },
+  };
 }
