@@ -1,11 +1,13 @@
-// Builds dist/ from src/: the TypeScript compile, then the non-TypeScript assets a built package needs
-// (the demo's sample project, the inspector's page). Runs before `npm pack`/`npm publish` ("prepack"), before the demo
+// Builds dist/ from src/: the declarations (tsc, which also type-checks), the JavaScript (bundled by rolldown:
+// scripts/bundle.mjs), then the non-TypeScript assets a built package needs (the demo's sample project, the
+// inspector's page). Runs before `npm pack`/`npm publish` ("prepack"), before the demo
 // ("npm run demo") and before the tests (test/global-setup.ts rebuilds when src/ changed).
 import { execFileSync } from "node:child_process";
 import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, rmdirSync, statSync, unlinkSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { bundle } from "./bundle.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const dist = join(root, "dist");
@@ -19,7 +21,7 @@ const written = new Set();
 
 let listed;
 try {
-  listed = execFileSync(process.execPath, [tsc, "-p", join(root, "tsconfig.json"), "--listEmittedFiles"], { cwd: root, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] });
+  listed = execFileSync(process.execPath, [tsc, "-p", join(root, "tsconfig.json"), "--emitDeclarationOnly", "--listEmittedFiles"], { cwd: root, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] });
 } catch (error) {
   // tsc reports type errors on stdout.
   process.stdout.write(error.stdout ?? "");
@@ -27,15 +29,17 @@ try {
 }
 for (const line of listed.split("\n")) if (line.startsWith("TSFILE: ")) written.add(resolve(line.slice("TSFILE: ".length).trim()));
 if (written.size === 0) throw new Error("tsc emitted no files: is tsconfig.json's outDir still dist/?");
+for (const file of await bundle(root)) written.add(resolve(file));
 
 /** Copies a file or folder and records every file it wrote. */
 function copy(from, to) {
   cpSync(from, to, { recursive: true });
-  const note = (file) => {
-    if (statSync(file).isDirectory()) for (const entry of readdirSync(file)) note(join(file, entry));
-    else written.add(resolve(file));
+  // Walks the source, not the copy: a file left in the copy's folder by an older build is not this build's.
+  const note = (source, target) => {
+    if (statSync(source).isDirectory()) for (const entry of readdirSync(source)) note(join(source, entry), join(target, entry));
+    else written.add(resolve(target));
   };
-  note(to);
+  note(from, to);
 }
 
 // Asset folders copied as they are; each is optional so a partial tree still builds.

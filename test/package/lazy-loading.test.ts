@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -49,6 +49,19 @@ process.stdout.write(JSON.stringify(marks));`,
 }
 
 const fromPackage = (files: readonly string[], name: string) => files.filter((f) => f.includes(`/node_modules/${name}/`));
+/**
+ * The source files (`src/…`) whose code the loaded built files hold. dist/ is bundled, so a module is found by the
+ * source map of the chunk it went into, not by a file of its own.
+ */
+function sourcesIn(files: readonly string[]): string[] {
+  const sources = new Set<string>();
+  for (const file of files) {
+    if (!file.startsWith(dist + "/") || !file.endsWith(".js") || !existsSync(file + ".map")) continue;
+    const map = JSON.parse(readFileSync(file + ".map", "utf8")) as { sources: string[] };
+    for (const source of map.sources) sources.add(source.replace(/^(\.\.\/)+/, ""));
+  }
+  return [...sources];
+}
 const HEAVY = ["openai", "ws", "web-tree-sitter", "ajv", "ajv-formats", "pino", "picomatch", "tinyglobby", "@modelcontextprotocol/sdk"];
 
 describe("what importing statecraft loads", () => {
@@ -56,7 +69,9 @@ describe("what importing statecraft loads", () => {
     const { imported } = loadedAt(`await import(${entry("index.js")}); mark("imported");`);
     expect(imported.some((f) => f.endsWith("/dist/index.js")), "the probe sees the entry itself").toBe(true);
     for (const name of HEAVY) expect(fromPackage(imported, name), `import("statecraft") loaded ${name}`).toEqual([]);
-    expect(imported.filter((f) => f.endsWith("/dist/inspect/server.js") || f.endsWith("/dist/models/openai/stream-attempt.js"))).toEqual([]);
+    const sources = sourcesIn(imported);
+    expect(sources, "the probe sees the engine's code").toContain("src/machine/engine.ts");
+    expect(sources.filter((f) => f === "src/inspect/server.ts" || f === "src/models/openai/stream-attempt.ts")).toEqual([]);
   });
 
   it("the main entry loads neither the replayer, the search helpers nor node's child_process, readline or worker_threads", () => {
@@ -65,8 +80,10 @@ describe("what importing statecraft loads", () => {
     const imported = marks.imported.filter((f) => !marks.before.includes(f));
     expect(imported.some((f) => f.endsWith("/dist/index.js")), "the probe sees the entry itself").toBe(true);
     expect(imported, "the probe sees node's own modules the entry loads").toContain("node:crypto");
-    const lazy = ["/dist/debug/replay-run.js", "/dist/debug/replay-compare.js", "/dist/tools/builtin/gitignore.js", "/dist/tools/builtin/grep-worker.js", "/dist/mcp/tool.js", "/dist/models/openai/request-body.js"];
-    expect(imported.filter((f) => lazy.some((l) => f.endsWith(l))), "import(\"statecraft\") loaded these").toEqual([]);
+    const lazy = ["src/debug/replay-run.ts", "src/debug/replay-compare.ts", "src/tools/builtin/gitignore.ts", "src/tools/builtin/grep-worker.ts", "src/mcp/tool.ts", "src/models/openai/request-body.ts"];
+    const sources = sourcesIn(imported);
+    expect(sources, "the probe sees the engine's code").toContain("src/machine/engine.ts");
+    expect(sources.filter((f) => lazy.includes(f)), "import(\"statecraft\") loaded these").toEqual([]);
     expect(imported.filter((f) => ["node:child_process", "node:readline", "node:worker_threads"].includes(f)), "import(\"statecraft\") loaded these").toEqual([]);
   });
 
@@ -116,5 +133,10 @@ marks.result = [JSON.stringify({ port, early, verdict: verdict.kind, rule: verdi
     expect(result.failed).toMatch(new RegExp(`^MODEL_ERROR .*127\\.0\\.0\\.1:${result.port}`));
     expect(fromPackage(marks.called, "ws")).toEqual([]);
     expect(fromPackage(marks.inspected, "ws").length).toBeGreaterThan(0);
+    // The chunks that came with them hold the code the first test found absent.
+    expect(sourcesIn(marks.model)).not.toContain("src/models/openai/stream-attempt.ts");
+    expect(sourcesIn(marks.called)).toContain("src/models/openai/stream-attempt.ts");
+    expect(sourcesIn(marks.called)).not.toContain("src/inspect/server.ts");
+    expect(sourcesIn(marks.inspected)).toContain("src/inspect/server.ts");
   });
 });

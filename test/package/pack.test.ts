@@ -47,6 +47,9 @@ beforeAll(() => {
   mkdirSync(join(source, "dist", "trace"), { recursive: true });
   writeFileSync(join(source, "dist", "trace", "replay.js"), "export const stale = true;\n");
   writeFileSync(join(source, "dist", "stale-probe.d.ts"), "export {};\n");
+  // …and inside a folder the build copies (the inspector's page once shipped a library it no longer uses).
+  mkdirSync(join(source, "dist", "inspect", "page", "vendor"), { recursive: true });
+  writeFileSync(join(source, "dist", "inspect", "page", "vendor", "stale-probe.min.js"), "window.stale = true;\n");
 
   const out = execFileSync("npm", ["pack", "--json", "--pack-destination", stage], { cwd: source, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], timeout: 300_000 });
   const report = JSON.parse(out.slice(out.indexOf("["))) as Array<{ filename: string; files: Array<{ path: string }> }>;
@@ -95,20 +98,33 @@ describe("the packed package, installed", { timeout: 300_000 }, () => {
     const ours = packed.filter((f) => !f.startsWith("dist/demo/sample/"));
     expect(ours.filter((f) => /^(src|test|bench|scripts)\//.test(f) || /\.test\.[jt]s$/.test(f)), "sources or tests in the tarball").toEqual([]);
     expect(packed).toContain("dist/demo/sample/test/slugify.test.js");
-    // Every shipped .js has its declaration next to it (a consumer's TypeScript sees all of it), except the CLI,
-    // the page's browser scripts and the vendored library.
+    // The JavaScript is bundled: each entry point is a file with its declaration next to it (a consumer's
+    // TypeScript sees all of it), the code they share is in dist/chunks/, and nothing else is .js but the page's
+    // browser scripts and the demo's sample.
     const js = packed.filter((f) => f.startsWith("dist/") && f.endsWith(".js") && !f.startsWith("dist/inspect/page/") && !f.startsWith("dist/demo/sample/"));
-    expect(js.filter((f) => !packed.includes(f.replace(/\.js$/, ".d.ts")))).toEqual([]);
+    const entries = js.filter((f) => !f.startsWith("dist/chunks/"));
+    expect(entries).toEqual(expect.arrayContaining(["dist/index.js", "dist/debug/index.js", "dist/inspect/index.js", "dist/dbos/index.js", "dist/cli/main.js"]));
+    expect(entries.filter((f) => !packed.includes(f.replace(/\.js$/, ".d.ts")))).toEqual([]);
+    expect(js.filter((f) => f.startsWith("dist/chunks/")).length).toBeGreaterThan(10);
   });
 
   it("its source maps carry their sources (src/ is not shipped)", () => {
     const maps = packed.filter((f) => f.endsWith(".js.map"));
-    expect(maps.length).toBeGreaterThan(50);
+    const statecraft = join(app, "node_modules", "statecraft");
+    // Every built file with code of ours has its map (a chunk that only re-exports another has no code to map).
+    const unmapped = packed.filter((f) => f.startsWith("dist/") && f.endsWith(".js") && !f.startsWith("dist/inspect/page/") && !f.startsWith("dist/demo/sample/"))
+      .filter((f) => !maps.includes(f + ".map") && /^\s*(const|let|var|function|class|async|export (const|let|function|class|async))\b/m.test(readFileSync(join(statecraft, f), "utf8")));
+    expect(unmapped).toEqual([]);
+    const sources = new Set<string>();
     const missing = maps.filter((f) => {
-      const map = JSON.parse(readFileSync(join(app, "node_modules", "statecraft", f), "utf8")) as { sources: string[]; sourcesContent?: unknown[] };
-      return !map.sourcesContent || map.sourcesContent.length !== map.sources.length;
+      const map = JSON.parse(readFileSync(join(statecraft, f), "utf8")) as { sources: string[]; sourcesContent?: unknown[] };
+      for (const source of map.sources) sources.add(source.replace(/^(\.\.\/)+/, ""));
+      return !map.sourcesContent || map.sourcesContent.length !== map.sources.length || map.sourcesContent.some((c) => typeof c !== "string" || c.length === 0);
     });
     expect(missing).toEqual([]);
+    // The maps cover the sources: the engine, the CLI, the inspector server and the OpenAI provider among them.
+    expect(sources.size).toBeGreaterThan(150);
+    for (const file of ["src/machine/engine.ts", "src/cli/main.ts", "src/inspect/server.ts", "src/models/openai/stream-attempt.ts"]) expect(sources).toContain(file);
   });
 
   it("imports each entry point from an ES module, and runs a query", () => {
