@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { randomUUID } from "./util/node-crypto.js";
 import { statSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
 import type { createActor } from "xstate";

@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { randomUUID } from "../util/node-crypto.js";
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { AgentError } from "../errors/agent-error.js";

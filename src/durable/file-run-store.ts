@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { randomBytes } from "../util/node-crypto.js";
 import { close, closeSync, constants, fstatSync, fsyncSync, open, openSync, readdirSync, readFileSync, renameSync, unlink, unlinkSync, write, writeSync, type Stats } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";

@@ -1,4 +1,4 @@
-import { timingSafeEqual } from "node:crypto";
+import { timingSafeEqual } from "../util/node-crypto.js";
 import { hmacSha256Hex } from "../util/hmac-sha256.js";
 import { runRecordProblem, signRun, verifyRun, type StoredRun } from "./run-store.js";
 

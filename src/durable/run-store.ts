@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from "node:crypto";
+import { createHmac, timingSafeEqual } from "../util/node-crypto.js";
 import { realpathSync } from "node:fs";
 import { resolve } from "node:path";
 import type { StoredRun } from "../record/run-record.js";

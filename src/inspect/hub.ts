@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { createHash } from "../util/node-crypto.js";
 import type { AnyStateMachine } from "xstate";
 import { chartFromDefinition, machineChart, type MachineChart } from "./chart.js";
 import { shownCall } from "./permission-call.js";

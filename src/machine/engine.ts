@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { randomUUID } from "../util/node-crypto.js";
 import { and, assign, enqueueActions, not, sendTo, setup } from "xstate";
 import type { PermissionStep } from "../actors/ask-permission.js";
 import type { BuiltContext } from "../actors/build-context.js";

@@ -1,4 +1,4 @@
-import { randomBytes, timingSafeEqual } from "node:crypto";
+import { randomBytes, timingSafeEqual } from "../util/node-crypto.js";
 import { openSync, readFileSync, realpathSync, writeSync, closeSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { hmacSha256Hex } from "../util/hmac-sha256.js";

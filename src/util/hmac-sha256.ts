@@ -1,8 +1,5 @@
-import * as crypto from "node:crypto";
-import { createHash, createHmac } from "node:crypto";
+import { createHash, createHmac, nodeCrypto } from "./node-crypto.js";
 
-/** One-shot hashing (Node 20.12 and later): far cheaper per call than an Hmac object. */
-const hashOnce = (crypto as { hash?: (algorithm: string, data: Uint8Array, encoding: "hex") => string }).hash;
 const BLOCK = 64;
 
 /**
@@ -13,6 +10,8 @@ const BLOCK = 64;
  * as much as the hashing.
  */
 export function hmacSha256Hex(key: Buffer, prefix = ""): (text: string) => string {
+  // One-shot hashing (Node 20.12 and later): far cheaper per call than an Hmac object.
+  const hashOnce = (nodeCrypto() as { hash?: (algorithm: string, data: Uint8Array, encoding: "hex") => string }).hash;
   if (typeof hashOnce !== "function") return (text) => createHmac("sha256", key).update(prefix).update(text).digest("hex");
   const hash = hashOnce;
   const block = Buffer.alloc(BLOCK);

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { cpSync, existsSync, readdirSync, writeFileSync } from "node:fs";
+import { cpSync, readdirSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { join } from "node:path";
 import type { TraceLine } from "../../src/record/format.js";
@@ -18,8 +18,6 @@ afterEach(() => {
 
 const SAMPLE = fileURLToPath(new URL("../../src/demo/sample/", import.meta.url));
 const DEMO_REQUEST = "The tests of this project fail. Find out why and fix it.";
-/** The built program has the trace commands once the command line registers them (src/cli/commands). */
-const wired = existsSync(join(CLI, "..", "commands", "trace.js"));
 
 /** What a run did, without times, ids and durations. */
 const calls = (lines: readonly TraceLine[]) =>
@@ -27,7 +25,7 @@ const calls = (lines: readonly TraceLine[]) =>
     .filter((l) => stateOf(l) === "validate_tool")
     .flatMap((l) => ((l as { details: { calls: Array<{ name: string; input: unknown }> } }).details.calls ?? []).map((c) => [c.name, c.input]));
 
-describe.skipIf(!wired)("statecraft trace, spawned on the demo's trace", { timeout: 120_000 }, () => {
+describe("statecraft trace, spawned on the demo's trace", { timeout: 120_000 }, () => {
   it("list → show → replay → fork, and script reproduces the run", async () => {
     const tmp = temp("statecraft-trace-tmp-");
     const here = temp("statecraft-trace-cwd-");

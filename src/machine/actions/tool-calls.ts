@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { randomUUID } from "../../util/node-crypto.js";
 import { AgentError } from "../../errors/agent-error.js";
 import type { AssistantToolCall } from "../../models/messages.js";
 import type { RawToolCall } from "../../models/model.js";
