@@ -110,7 +110,6 @@ export function prepare(userInput: string, options: QueryOptions, placement: Run
     tools.set(tool.name, tool);
   }
   const permissions = options.permissions ?? {};
-  if (permissions.onAsk !== undefined && typeof permissions.onAsk !== "function") throw fail("options.permissions.onAsk must be a function");
   if (permissions.whenUnanswered !== undefined && permissions.whenUnanswered !== "deny" && permissions.whenUnanswered !== "suspend") {
     throw fail(`options.permissions.whenUnanswered must be "deny" or "suspend", got ${JSON.stringify(permissions.whenUnanswered)}`);
   }

@@ -1,6 +1,7 @@
 import { AgentError } from "../errors/agent-error.js";
 import type { PermissionMode, PermissionOptions } from "../permissions/types.js";
 import { PERMISSION_MODES } from "../permissions/types.js";
+import { PERMISSION_MODE_LIST } from "../permissions/modes.js";
 import { createPermissionPolicy } from "../permissions/policy.js";
 
 /** The serialisable part of query()'s options a queued run carries (no callbacks, no model, no tools). */
@@ -49,7 +50,7 @@ export function checkRunOptions(options: Record<string, unknown>, where: string)
       if (!["mode", "allow", "ask", "deny"].includes(key)) throw new AgentError("INVALID_OPTIONS", `${where}: options.permissions.${key} can't be queued (only mode, allow, ask and deny; onAsk is code: answers come through answer())`);
     }
     if (p.mode !== undefined && !PERMISSION_MODES.includes(p.mode as PermissionMode)) {
-      throw new AgentError("INVALID_OPTIONS", `${where}: options.permissions.mode must be one of ${PERMISSION_MODES.join(", ")}, got ${JSON.stringify(p.mode)}`);
+      throw new AgentError("INVALID_OPTIONS", `${where}: options.permissions.mode must be one of ${PERMISSION_MODE_LIST}, got ${JSON.stringify(p.mode)}`);
     }
     const rules: RunOptions["permissions"] = { ...(p.mode !== undefined ? { mode: p.mode as PermissionMode } : {}) };
     for (const key of ["allow", "ask", "deny"] as const) {

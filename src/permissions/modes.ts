@@ -6,10 +6,13 @@ export function isPermissionMode(value: unknown): value is PermissionMode {
   return typeof value === "string" && (PERMISSION_MODES as readonly string[]).includes(value);
 }
 
+/** The modes as every message lists them: `"default", "acceptEdits", "bypassPermissions", "plan"`. */
+export const PERMISSION_MODE_LIST = PERMISSION_MODES.map((m) => `"${m}"`).join(", ");
+
 export function checkMode(value: unknown): PermissionMode {
   if (value === undefined) return "default";
   if (!isPermissionMode(value)) {
-    throw new AgentError("INVALID_OPTIONS", `permissions.mode must be one of ${PERMISSION_MODES.map((m) => `"${m}"`).join(", ")}, got ${JSON.stringify(value)}`);
+    throw new AgentError("INVALID_OPTIONS", `permissions.mode must be one of ${PERMISSION_MODE_LIST}, got ${JSON.stringify(value)}`);
   }
   return value;
 }

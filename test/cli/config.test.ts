@@ -111,7 +111,7 @@ describe("loadConfigFile", () => {
     ["a bad maxTurns", JSON.stringify({ maxTurns: 0 }), /"maxTurns" must be a whole number/],
     ["a fractional maxToolCalls", JSON.stringify({ maxToolCalls: 1.5 }), /"maxToolCalls" must be a whole number/],
     ["a bad timeout", JSON.stringify({ timeout: "10" }), /"timeout" must be a number of seconds/],
-    ["a bad mode", JSON.stringify({ permissions: { mode: "yolo" } }), /"permissions.mode" must be one of default, acceptEdits, bypassPermissions, plan/],
+    ["a bad mode", JSON.stringify({ permissions: { mode: "yolo" } }), /"permissions.mode" must be one of "default", "acceptEdits", "bypassPermissions", "plan", got "yolo"/],
     ["bad rules", JSON.stringify({ permissions: { allow: "bash" } }), /"permissions.allow" must be a list of rules/],
     ["an unknown permission key", JSON.stringify({ permissions: { allowed: [] } }), /unknown setting "permissions.allowed"/],
   ])("rejects %s with a message naming the file", (_what, text, pattern) => {

@@ -27,7 +27,7 @@ it("a queued run takes only serialisable options, each checked", () => {
   expect(() => checkRunOptions({ model: {} }, "enqueueRun")).toThrow(/options.model can't be queued: a queued run takes only .*createWorker/);
   expect(() => checkRunOptions({ maxTurns: -1 }, "enqueueRun")).toThrow(/options.maxTurns must be a number ≥ 0/);
   expect(() => checkRunOptions({ permissions: { onAsk: () => "allow" } }, "enqueueRun")).toThrow(/permissions.onAsk can't be queued/);
-  expect(() => checkRunOptions({ permissions: { mode: "yolo" } }, "enqueueRun")).toThrow(/mode must be one of default, acceptEdits, bypassPermissions, plan/);
+  expect(() => checkRunOptions({ permissions: { mode: "yolo" } }, "enqueueRun")).toThrow(/options\.permissions\.mode must be one of "default", "acceptEdits", "bypassPermissions", "plan", got "yolo"/);
   expect(() => checkRunOptions({ permissions: { allow: ["bash(unclosed"] } }, "enqueueRun")).toThrow(/enqueueRun: options\./);
 });
 

@@ -254,6 +254,7 @@ describe("options are checked", () => {
     [{ timeoutMs: "10" }, /timeoutMs must be a number of milliseconds/],
     [{ sessionId: "../etc" }, /sessionId "..\/etc" is not valid/],
     [{ permissions: { mode: "yolo" } }, /^options\.permissions\.mode must be one of "default", "acceptEdits", "bypassPermissions", "plan", got "yolo"$/],
+    [{ permissions: { onAsk: "yes" } }, /^options\.permissions\.onAsk must be a function \(request\) => "allow" \| "deny" \| "allow_always"$/],
     [{ tools: [{ name: "raw" }] }, /every tool must be made with defineTool/],
     [{ tools: [echo, echo] }, /two tools are named "echo"/],
   ])("%j", (bad, message) => {
