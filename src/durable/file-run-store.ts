@@ -252,7 +252,9 @@ export function fileRunStore(cwd: string): RunStore {
           throw new AgentError("RUN_BUSY", `the run of session ${sessionId} is going on in process ${owner} (running, or being resumed); wait for it to end, or stop that process`);
         }
         if (owner === process.pid) throw new AgentError("RUN_BUSY", `the run of session ${sessionId} is already going on in this process (running, or being resumed); wait for it to end`);
-        // A dead owner's lock (or a lock without a pid, torn as it was made): taken over.
+        // A dead owner's lock (or a lock without a pid, torn as it was made): taken over, with the temp file that
+        // process made for a first checkpoint it never wrote.
+        if (owner !== undefined) removeTemps(folder, sessionId, owner);
         try {
           unlinkSync(file);
         } catch (error) {
@@ -279,6 +281,19 @@ function ownerOf(file: string): number | undefined {
     }
   } catch {
     return undefined;
+  }
+}
+
+/** Removes the temp files `pid` made for this session's checkpoints (named by tempOf). */
+function removeTemps(folder: string, sessionId: string, pid: number): void {
+  const name = new RegExp(`^\\.${sessionId.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\.${pid}\\.[0-9a-f]{12}\\.tmp$`);
+  for (const entry of readdirSync(folder)) {
+    if (!name.test(entry)) continue;
+    try {
+      unlinkSync(join(folder, entry));
+    } catch {
+      // gone already
+    }
   }
 }
 

@@ -212,9 +212,16 @@ describe("resume", () => {
     // A lock left by a process that died is taken over.
     const again = await suspendOne();
     if (again.result.status !== "suspended") throw new Error("not suspended");
-    writeFileSync(join(cwd, ".agent", "runs", `${again.result.sessionId}.lock`), "999999999\n");
-    const done = await collect(resume(again.result.sessionId, { model: secondScript(), tools: [counted(cwd)], cwd, answers: { [again.result.pending[0].callId]: "allow" } }));
+    const runs = join(cwd, ".agent", "runs");
+    const sid = again.result.sessionId;
+    writeFileSync(join(runs, `${sid}.lock`), "999999999\n");
+    // The temp file that process made for a first checkpoint it never wrote goes with its lock; another session's,
+    // or a live process's, stays.
+    const leftovers = [`.${sid}.999999999.0123456789ab.tmp`, `.${sid}-other.999999999.0123456789ab.tmp`, `.${sid}.${process.pid}.0123456789ab.tmp`];
+    for (const name of leftovers) writeFileSync(join(runs, name), "");
+    const done = await collect(resume(sid, { model: secondScript(), tools: [counted(cwd)], cwd, answers: { [again.result.pending[0].callId]: "allow" } }));
     expect(done.result).toMatchObject({ status: "completed", reason: "final_answer" });
+    expect(readdirSync(runs).filter((f) => f.endsWith(".tmp")).sort()).toEqual(leftovers.slice(1).sort());
   });
 
   it("the file store lists suspended runs and writes through no link", async () => {
