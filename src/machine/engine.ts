@@ -1,4 +1,3 @@
-import { randomUUID } from "../util/node-crypto.js";
 import { and, assign, enqueueActions, not, sendTo, setup } from "xstate";
 import type { PermissionStep } from "../actors/ask-permission.js";
 import type { BuiltContext } from "../actors/build-context.js";
@@ -6,7 +5,6 @@ import { startingAtOnce } from "../actors/run-tools.js";
 import { effectsActor, isResultOf, type EffectName } from "../actors/effects.js";
 import { toAgentError, type ErrorInfo } from "../errors/agent-error.js";
 import type { AgentEvent } from "../events.js";
-import { emptyUsage } from "../events.js";
 import type { ModelErrorAction } from "../hooks.js";
 import type { ModelResponse } from "../models/model.js";
 import {
@@ -44,6 +42,7 @@ import { recoverFromErrors } from "./actions/recover.js";
 import { closeRun, limitError, stopWith } from "./actions/stop.js";
 import { parseToolCalls, validateToolCalls } from "./actions/tool-calls.js";
 import type { EngineContext, EngineInput } from "./context.js";
+import { initialContext } from "./initial-context.js";
 import type { EngineEvent } from "./events.js";
 import type { StopReason } from "./stop-reasons.js";
 import { askPermissionInput, buildContextInput, callModelInput, decideRecoveryInput, runToolsInput } from "./work-requests.js";
@@ -236,46 +235,7 @@ export const engineMachine = setup({
   },
 }).createMachine({
   id: "engine",
-  context: ({ input }) => {
-    const startedAt = input.startedAt ?? Date.now();
-    const resume = input.resume;
-    return {
-      run: {
-        sessionId: input.sessionId,
-        userInput: input.userInput,
-        cwd: input.cwd,
-        ...(input.systemPrompt !== undefined ? { systemPrompt: input.systemPrompt } : {}),
-        maxTurns: input.maxTurns,
-        maxToolCalls: input.maxToolCalls,
-        timeoutMs: input.timeoutMs,
-        startedAt,
-        deadline: startedAt + input.timeoutMs,
-      },
-      loop: input.loop,
-      deps: input.deps,
-      turn: resume?.turn ?? 0,
-      toolCallCount: resume?.toolCallCount ?? 0,
-      usage: resume ? { ...resume.usage } : emptyUsage(),
-      messages: input.history ? [...input.history] : [],
-      batch: resume ? resume.batch : [],
-      batchState: resume ? resume.batchState : { open: false, hitToolLimit: false, repeat: { key: "", count: 0, refused: false } },
-      call: {
-        streamingText: "",
-        contextBuilt: resume !== undefined,
-        retrying: false,
-        modelErrorAttempts: resume?.call.modelErrorAttempts ?? 0,
-        overflowCompacted: resume?.call.overflowCompacted ?? false,
-        ...(resume?.call.usageAnchor ? { usageAnchor: resume.call.usageAnchor } : {}),
-      },
-      inbox: { ...(input.inbox ?? { steering: [], followUp: [] }), claimed: [] },
-      outcome: { finalText: "" },
-      durable: {
-        runId: input.runId ?? randomUUID(),
-        ...(resume ? { resumeAt: resume.at } : {}),
-        ...(resume ? { answers: resume.answers, ...(resume.answeredBy !== undefined ? { answeredBy: resume.answeredBy } : {}) } : {}),
-      },
-    };
-  },
+  context: ({ input }) => initialContext(input),
   // The run's limits hold in every state: an abort or the deadline leaves whatever state is active, which stops
   // (and so aborts) the actor working there. Queued messages are accepted in every state too.
   on: {
