@@ -1,4 +1,4 @@
-import { and, assign, enqueueActions, not, sendTo, setup } from "xstate";
+import { and, assign, emit, enqueueActions, not, sendTo, setup } from "xstate";
 import type { PermissionStep } from "../actors/ask-permission.js";
 import type { BuiltContext } from "../actors/build-context.js";
 import { startingAtOnce } from "../actors/run-tools.js";
@@ -43,7 +43,7 @@ import { closeRun, limitError, stopWith } from "./actions/stop.js";
 import { parseToolCalls, validateToolCalls } from "./actions/tool-calls.js";
 import type { EngineContext, EngineInput } from "./context.js";
 import { initialContext } from "./initial-context.js";
-import type { EngineEvent } from "./events.js";
+import { eventOf, type EngineEvent } from "./events.js";
 import type { StopReason } from "./stop-reasons.js";
 import { askPermissionInput, buildContextInput, callModelInput, decideRecoveryInput, runToolsInput } from "./work-requests.js";
 
@@ -128,6 +128,12 @@ export const engineMachine = setup({
   },
   actions: {
     storeBuiltContext: assign(({ context, event }) => storeBuiltContext(context, doneOutput<BuiltContext>(event))),
+    // One assign where the two would follow each other on a transition: one snapshot instead of two. The inbox is
+    // claimed into the conversation just stored, as it would be one action after the other.
+    storeBuiltContextAndClaimInbox: assign(({ context, event }) => {
+      const stored = storeBuiltContext(context, doneOutput<BuiltContext>(event));
+      return { ...stored, ...claimInbox({ ...context, ...stored }) };
+    }),
     announceCompaction: enqueueActions(({ context, enqueue }) => {
       const compaction = context.call.compaction;
       if (compaction) enqueue.emit({ type: "compaction", tokensBefore: compaction.tokensBefore, tokensAfter: compaction.tokensAfter });
@@ -167,26 +173,26 @@ export const engineMachine = setup({
     stopWithFailure: assign(({ context }) => stopWithFailure(context)),
     recordPermissions: assign(({ context, event }) => recordPermissions(context, doneOutput<PermissionStep[]>(event))),
     denyResponse: assign(({ context }) => denyResponse(context)),
-    announcePermissionRequest: enqueueActions(({ event, enqueue }) => {
-      if (event.type === "permission.asked") enqueue.emit({ type: "permission_request", call: event.call, reason: event.reason });
+    // Emitting actions bound to one event type are plain `emit`s: no enqueueActions resolved per event.
+    announcePermissionRequest: emit(({ event }) => {
+      const asked = eventOf(event, "permission.asked");
+      return { type: "permission_request", call: asked.call, reason: asked.reason };
     }),
     recordSuspension: assign(({ context, event }) => recordSuspension(context, doneOutput<PermissionStep[]>(event))),
-    announceSuspension: enqueueActions(({ context, enqueue }) => {
-      enqueue.emit({ type: "suspended", sessionId: context.run.sessionId, runId: context.durable.runId, pending: context.durable.pending ?? [] });
-    }),
+    announceSuspension: emit(({ context }) => ({
+      type: "suspended",
+      sessionId: context.run.sessionId,
+      runId: context.durable.runId,
+      pending: context.durable.pending ?? [],
+    })),
     beginResume: assign(({ context }) => beginResume(context)),
     startExecution: assign(({ context }) => startExecution(context)),
-    announceToolStart: enqueueActions(({ event, enqueue }) => {
-      if (event.type === "tool.started") enqueue.emit({ type: "tool_start", call: event.call });
+    announceToolStart: emit(({ event }) => ({ type: "tool_start", call: eventOf(event, "tool.started").call })),
+    announceToolProgress: emit(({ event }) => {
+      const { call, progress, total, message } = eventOf(event, "tool.progress");
+      return { type: "tool_progress", call, progress, ...(total === undefined ? {} : { total }), ...(message === undefined ? {} : { message }) };
     }),
-    announceToolProgress: enqueueActions(({ event, enqueue }) => {
-      if (event.type !== "tool.progress") return;
-      const { call, progress, total, message } = event;
-      enqueue.emit({ type: "tool_progress", call, progress, ...(total === undefined ? {} : { total }), ...(message === undefined ? {} : { message }) });
-    }),
-    relaySubagentEvent: enqueueActions(({ event, enqueue }) => {
-      if (event.type === "subagent.event") enqueue.emit(event.event);
-    }),
+    relaySubagentEvent: emit(({ event }) => eventOf(event, "subagent.event").event),
     recordToolFinished: assign(({ context, event }) => (event.type === "tool.finished" ? recordToolFinished(context, event) : {})),
     appendToolResults: assign(({ context }) => appendToolResults(context)),
     /** Every call gets exactly one `tool_result` event, the moment its result is known. */
@@ -262,14 +268,15 @@ export const engineMachine = setup({
         { guard: "aborted", target: "done", actions: stop("user_abort") },
         { guard: and(["contextBuilt", "tokensExhausted"]), target: "done", actions: "stopForTokens" },
         { guard: and(["contextBuilt", not("retrying"), "turnsExhausted"]), target: "done", actions: stop("max_turns") },
-        { guard: and([not("needsPreparation"), "inboxHasMessages"]), target: "model", actions: ["claimInbox", "announceClaimed"] },
+        // The cheap inbox check first: needsPreparation (the context estimate among its parts) is then decided once.
+        { guard: and(["inboxHasMessages", not("needsPreparation")]), target: "model", actions: ["claimInbox", "announceClaimed"] },
         { guard: not("needsPreparation"), target: "model" },
       ],
       on: {
         "buildContext.done": [
           { guard: "stopRequested", target: "done", actions: "stopWithFinalAnswer" },
           { guard: and([not("retrying"), "turnsExhausted"]), target: "done", actions: ["storeBuiltContext", stop("max_turns")] },
-          { target: "model", actions: ["storeBuiltContext", "announceCompaction", "claimInbox", "announceClaimed"] },
+          { target: "model", actions: ["storeBuiltContextAndClaimInbox", "announceCompaction", "announceClaimed"] },
         ],
         "buildContext.error": { target: "recover", actions: "recordContextFailure" },
       },
