@@ -4,7 +4,9 @@
 // microsteps (eventless ones apart), actions by kind (`assign`, `enqueueActions`, `sendTo`, `emit`, `raise`, and what
 // each `enqueueActions` enqueued), named guard evaluations and inspection events (the engine's own and its children's).
 // A step is the difference between runs of N and 2N steps, so the run's start and end do not count.
-// Usage: npm run build && node bench/microsteps.mjs [N=200] [--states] (--states: one step's microsteps, in order)
+// Usage: npm run build && node bench/microsteps.mjs [N=200] [--states] [--prepare]
+//   --states   one step's microsteps, in order
+//   --prepare  with a prepareNextTurn hook, so that every step asks build_context for work (buildContext.done)
 import { mkdtempSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
@@ -19,6 +21,7 @@ const { createActor } = createRequire(new URL("../package.json", import.meta.url
 
 const N = Number(process.argv.find((a, i) => i >= 2 && /^\d+$/.test(a)) ?? 200);
 const SHOW_STATES = process.argv.includes("--states");
+const PREPARE = process.argv.includes("--prepare");
 const tool = defineTool({ name: TOOL_NAME, description: TOOL_DESCRIPTION, inputSchema: NOOP_SCHEMA, risk: "read", execute: () => "ok" });
 
 let counts = new Map();
@@ -50,7 +53,7 @@ async function run(steps) {
   const cwd = mkdtempSync(join(tmpdir(), "statecraft-microsteps-"));
   counts = new Map();
   try {
-    const { input } = prepare("bench", { model: instantModel(steps), tools: [tool], cwd, maxTurns: steps + 1, maxToolCalls: steps, timeoutMs: 3_600_000, traceFile: false });
+    const { input } = prepare("bench", { model: instantModel(steps), tools: [tool], cwd, maxTurns: steps + 1, maxToolCalls: steps, timeoutMs: 3_600_000, traceFile: false, ...(PREPARE ? { prepareNextTurn: () => undefined } : {}) });
     let root;
     const inspect = (event) => {
       root ??= event.actorRef;
@@ -82,7 +85,7 @@ const two = await run(2 * N);
 const keys = [...new Set([...one.keys(), ...two.keys()])].sort();
 const perStep = (key) => ((two.get(key) ?? 0) - (one.get(key) ?? 0)) / N;
 const total = (prefix) => keys.filter((k) => k.startsWith(prefix)).reduce((sum, k) => sum + perStep(k), 0);
-console.log(`per step (runs of ${N} and ${2 * N} steps, one instant tool call each):`);
+console.log(`per step (runs of ${N} and ${2 * N} steps, one instant tool call each${PREPARE ? ", a prepareNextTurn hook" : ""}):`);
 console.log(`  macrosteps ${perStep("macrostep")}, microsteps ${total("microstep")} (${perStep("microstep (eventless)")} eventless)`);
 console.log(`  inspection events ${total("inspection")} (${keys.filter((k) => k.startsWith("inspection") && !k.endsWith("(child)")).reduce((s, k) => s + perStep(k), 0)} of the engine actor)`);
 for (const key of keys) if (perStep(key) !== 0) console.log(`  ${key.padEnd(48)} ${perStep(key)}`);
