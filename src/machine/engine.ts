@@ -1,12 +1,10 @@
-import { randomUUID } from "../util/node-crypto.js";
-import { and, assign, enqueueActions, not, sendTo, setup } from "xstate";
+import { and, assign, emit, enqueueActions, not, sendTo, setup } from "xstate";
 import type { PermissionStep } from "../actors/ask-permission.js";
 import type { BuiltContext } from "../actors/build-context.js";
 import { startingAtOnce } from "../actors/run-tools.js";
 import { effectsActor, isResultOf, type EffectName } from "../actors/effects.js";
 import { toAgentError, type ErrorInfo } from "../errors/agent-error.js";
 import type { AgentEvent } from "../events.js";
-import { emptyUsage } from "../events.js";
 import type { ModelErrorAction } from "../hooks.js";
 import type { ModelResponse } from "../models/model.js";
 import {
@@ -44,7 +42,8 @@ import { recoverFromErrors } from "./actions/recover.js";
 import { closeRun, limitError, stopWith } from "./actions/stop.js";
 import { parseToolCalls, validateToolCalls } from "./actions/tool-calls.js";
 import type { EngineContext, EngineInput } from "./context.js";
-import type { EngineEvent } from "./events.js";
+import { initialContext } from "./initial-context.js";
+import { eventOf, type EngineEvent } from "./events.js";
 import type { StopReason } from "./stop-reasons.js";
 import { askPermissionInput, buildContextInput, callModelInput, decideRecoveryInput, runToolsInput } from "./work-requests.js";
 
@@ -129,6 +128,12 @@ export const engineMachine = setup({
   },
   actions: {
     storeBuiltContext: assign(({ context, event }) => storeBuiltContext(context, doneOutput<BuiltContext>(event))),
+    // One assign where the two would follow each other on a transition: one snapshot instead of two. The inbox is
+    // claimed into the conversation just stored, as it would be one action after the other.
+    storeBuiltContextAndClaimInbox: assign(({ context, event }) => {
+      const stored = storeBuiltContext(context, doneOutput<BuiltContext>(event));
+      return { ...stored, ...claimInbox({ ...context, ...stored }) };
+    }),
     announceCompaction: enqueueActions(({ context, enqueue }) => {
       const compaction = context.call.compaction;
       if (compaction) enqueue.emit({ type: "compaction", tokensBefore: compaction.tokensBefore, tokensAfter: compaction.tokensAfter });
@@ -168,26 +173,26 @@ export const engineMachine = setup({
     stopWithFailure: assign(({ context }) => stopWithFailure(context)),
     recordPermissions: assign(({ context, event }) => recordPermissions(context, doneOutput<PermissionStep[]>(event))),
     denyResponse: assign(({ context }) => denyResponse(context)),
-    announcePermissionRequest: enqueueActions(({ event, enqueue }) => {
-      if (event.type === "permission.asked") enqueue.emit({ type: "permission_request", call: event.call, reason: event.reason });
+    // Emitting actions bound to one event type are plain `emit`s: no enqueueActions resolved per event.
+    announcePermissionRequest: emit(({ event }) => {
+      const asked = eventOf(event, "permission.asked");
+      return { type: "permission_request", call: asked.call, reason: asked.reason };
     }),
     recordSuspension: assign(({ context, event }) => recordSuspension(context, doneOutput<PermissionStep[]>(event))),
-    announceSuspension: enqueueActions(({ context, enqueue }) => {
-      enqueue.emit({ type: "suspended", sessionId: context.run.sessionId, runId: context.durable.runId, pending: context.durable.pending ?? [] });
-    }),
+    announceSuspension: emit(({ context }) => ({
+      type: "suspended",
+      sessionId: context.run.sessionId,
+      runId: context.durable.runId,
+      pending: context.durable.pending ?? [],
+    })),
     beginResume: assign(({ context }) => beginResume(context)),
     startExecution: assign(({ context }) => startExecution(context)),
-    announceToolStart: enqueueActions(({ event, enqueue }) => {
-      if (event.type === "tool.started") enqueue.emit({ type: "tool_start", call: event.call });
+    announceToolStart: emit(({ event }) => ({ type: "tool_start", call: eventOf(event, "tool.started").call })),
+    announceToolProgress: emit(({ event }) => {
+      const { call, progress, total, message } = eventOf(event, "tool.progress");
+      return { type: "tool_progress", call, progress, ...(total === undefined ? {} : { total }), ...(message === undefined ? {} : { message }) };
     }),
-    announceToolProgress: enqueueActions(({ event, enqueue }) => {
-      if (event.type !== "tool.progress") return;
-      const { call, progress, total, message } = event;
-      enqueue.emit({ type: "tool_progress", call, progress, ...(total === undefined ? {} : { total }), ...(message === undefined ? {} : { message }) });
-    }),
-    relaySubagentEvent: enqueueActions(({ event, enqueue }) => {
-      if (event.type === "subagent.event") enqueue.emit(event.event);
-    }),
+    relaySubagentEvent: emit(({ event }) => eventOf(event, "subagent.event").event),
     recordToolFinished: assign(({ context, event }) => (event.type === "tool.finished" ? recordToolFinished(context, event) : {})),
     appendToolResults: assign(({ context }) => appendToolResults(context)),
     /** Every call gets exactly one `tool_result` event, the moment its result is known. */
@@ -236,46 +241,7 @@ export const engineMachine = setup({
   },
 }).createMachine({
   id: "engine",
-  context: ({ input }) => {
-    const startedAt = input.startedAt ?? Date.now();
-    const resume = input.resume;
-    return {
-      run: {
-        sessionId: input.sessionId,
-        userInput: input.userInput,
-        cwd: input.cwd,
-        ...(input.systemPrompt !== undefined ? { systemPrompt: input.systemPrompt } : {}),
-        maxTurns: input.maxTurns,
-        maxToolCalls: input.maxToolCalls,
-        timeoutMs: input.timeoutMs,
-        startedAt,
-        deadline: startedAt + input.timeoutMs,
-      },
-      loop: input.loop,
-      deps: input.deps,
-      turn: resume?.turn ?? 0,
-      toolCallCount: resume?.toolCallCount ?? 0,
-      usage: resume ? { ...resume.usage } : emptyUsage(),
-      messages: input.history ? [...input.history] : [],
-      batch: resume ? resume.batch : [],
-      batchState: resume ? resume.batchState : { open: false, hitToolLimit: false, repeat: { key: "", count: 0, refused: false } },
-      call: {
-        streamingText: "",
-        contextBuilt: resume !== undefined,
-        retrying: false,
-        modelErrorAttempts: resume?.call.modelErrorAttempts ?? 0,
-        overflowCompacted: resume?.call.overflowCompacted ?? false,
-        ...(resume?.call.usageAnchor ? { usageAnchor: resume.call.usageAnchor } : {}),
-      },
-      inbox: { ...(input.inbox ?? { steering: [], followUp: [] }), claimed: [] },
-      outcome: { finalText: "" },
-      durable: {
-        runId: input.runId ?? randomUUID(),
-        ...(resume ? { resumeAt: resume.at } : {}),
-        ...(resume ? { answers: resume.answers, ...(resume.answeredBy !== undefined ? { answeredBy: resume.answeredBy } : {}) } : {}),
-      },
-    };
-  },
+  context: ({ input }) => initialContext(input),
   // The run's limits hold in every state: an abort or the deadline leaves whatever state is active, which stops
   // (and so aborts) the actor working there. Queued messages are accepted in every state too.
   on: {
@@ -302,14 +268,15 @@ export const engineMachine = setup({
         { guard: "aborted", target: "done", actions: stop("user_abort") },
         { guard: and(["contextBuilt", "tokensExhausted"]), target: "done", actions: "stopForTokens" },
         { guard: and(["contextBuilt", not("retrying"), "turnsExhausted"]), target: "done", actions: stop("max_turns") },
-        { guard: and([not("needsPreparation"), "inboxHasMessages"]), target: "model", actions: ["claimInbox", "announceClaimed"] },
+        // The cheap inbox check first: needsPreparation (the context estimate among its parts) is then decided once.
+        { guard: and(["inboxHasMessages", not("needsPreparation")]), target: "model", actions: ["claimInbox", "announceClaimed"] },
         { guard: not("needsPreparation"), target: "model" },
       ],
       on: {
         "buildContext.done": [
           { guard: "stopRequested", target: "done", actions: "stopWithFinalAnswer" },
           { guard: and([not("retrying"), "turnsExhausted"]), target: "done", actions: ["storeBuiltContext", stop("max_turns")] },
-          { target: "model", actions: ["storeBuiltContext", "announceCompaction", "claimInbox", "announceClaimed"] },
+          { target: "model", actions: ["storeBuiltContextAndClaimInbox", "announceCompaction", "announceClaimed"] },
         ],
         "buildContext.error": { target: "recover", actions: "recordContextFailure" },
       },

@@ -25,3 +25,12 @@ export type EngineEvent =
   | { type: "inbox.followUp"; message: UserMessage }
   /** An event of a subagent run started by a tool of this run. */
   | { type: "subagent.event"; event: Extract<AgentEvent, { type: "subagent_event" }> };
+
+/**
+ * The event a named action is bound to: the machine attaches such an action to that event's transitions only, so the
+ * check never fails; it narrows the type where XState's named actions see the whole union.
+ */
+export function eventOf<T extends EngineEvent["type"]>(event: EngineEvent, type: T): Extract<EngineEvent, { type: T }> {
+  if (event.type !== type) throw new Error(`an action bound to ${type} ran on ${event.type}`);
+  return event as Extract<EngineEvent, { type: T }>;
+}

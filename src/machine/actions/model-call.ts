@@ -32,7 +32,8 @@ export function recordResponse(context: EngineContext, response: ModelResponse):
   }
   return {
     call: { ...context.call, response, streamingText: "", usageAnchor, modelErrorAttempts: 0 },
-    outcome: { ...context.outcome, finalText: response.text },
+    // Kept when unchanged (a tool call's empty text, step after step): no copy made and dropped on every step.
+    outcome: context.outcome.finalText === response.text ? context.outcome : { ...context.outcome, finalText: response.text },
     usage: addUsage(context.usage, response.usage),
     // What build_context took in before this call has been answered.
     inbox: context.inbox.claimed.length ? { ...context.inbox, claimed: [] } : context.inbox,

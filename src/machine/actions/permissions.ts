@@ -7,9 +7,8 @@ import type { EngineContext } from "../context.js";
  * denial as the result; a call `beforeToolCall` blocked gets the reason, one it broke gets the error.
  */
 export function recordPermissions(context: EngineContext, steps: readonly PermissionStep[]): Partial<EngineContext> {
-  const byId = new Map(steps.map((s) => [s.toolCallId, s]));
   for (const record of context.batch) {
-    const step = byId.get(record.call.id);
+    const step = stepOf(steps, record.call.id);
     if (!step) continue;
     if (step.kind === "blocked") {
       record.status = "invalid";
@@ -40,6 +39,12 @@ export function recordPermissions(context: EngineContext, steps: readonly Permis
     }
   }
   return {};
+}
+
+/** A response's steps are few and in call order: a scan, where a Map would be built and dropped on every step. */
+function stepOf(steps: readonly PermissionStep[], toolCallId: string): PermissionStep | undefined {
+  for (let i = 0; i < steps.length; i++) if (steps[i].toolCallId === toolCallId) return steps[i];
+  return undefined;
 }
 
 /**

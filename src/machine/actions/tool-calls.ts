@@ -1,6 +1,6 @@
 import { randomUUID } from "../../util/node-crypto.js";
 import { AgentError } from "../../errors/agent-error.js";
-import type { AssistantToolCall } from "../../models/messages.js";
+import type { AssistantMessage, AssistantToolCall } from "../../models/messages.js";
 import type { RawToolCall } from "../../models/model.js";
 import type { CallRecord, EngineContext } from "../context.js";
 import { stableJson } from "../../util/stable-json.js";
@@ -16,23 +16,20 @@ export function parseToolCalls(context: EngineContext): Partial<EngineContext> {
   const truncated = response.finishReason === "length";
   const newId = context.deps.newCallId ?? newToolCallId;
   const batch: CallRecord[] = response.toolCalls.map((raw) => parseOne(raw, context.run.sessionId, truncated, newId));
-  const toolCalls: AssistantToolCall[] = batch.map(({ call, raw }) => ({
-    id: call.id,
-    name: call.name,
-    input: call.input,
-    ...(typeof raw.arguments === "string" && (call.input === undefined || JSON.stringify(call.input) !== raw.arguments)
-      ? { rawArguments: raw.arguments }
-      : {}),
-    ...(raw.providerId !== undefined ? { providerId: raw.providerId } : {}),
-    ...(raw.providerMetadata !== undefined ? { providerMetadata: raw.providerMetadata } : {}),
-  }));
-  context.messages.push({
-    role: "assistant",
-    content: response.text,
-    toolCalls,
-    ...(response.thinking ? { thinking: response.thinking } : {}),
-    ...(response.providerMetadata ? { providerMetadata: response.providerMetadata } : {}),
-  });
+  // Built by assignment rather than by spreading optional parts: no empty object per call and step (the same keys
+  // in the same order, so the conversation serialises as before).
+  const toolCalls: AssistantToolCall[] = [];
+  for (const { call, raw } of batch) {
+    const toolCall: AssistantToolCall = { id: call.id, name: call.name, input: call.input };
+    if (typeof raw.arguments === "string" && (call.input === undefined || JSON.stringify(call.input) !== raw.arguments)) toolCall.rawArguments = raw.arguments;
+    if (raw.providerId !== undefined) toolCall.providerId = raw.providerId;
+    if (raw.providerMetadata !== undefined) toolCall.providerMetadata = raw.providerMetadata;
+    toolCalls.push(toolCall);
+  }
+  const message: AssistantMessage = { role: "assistant", content: response.text, toolCalls };
+  if (response.thinking) message.thinking = response.thinking;
+  if (response.providerMetadata) message.providerMetadata = response.providerMetadata;
+  context.messages.push(message);
   return { batch, batchState: { ...context.batchState, open: true, hitToolLimit: false } };
 }
 
@@ -60,12 +57,9 @@ function parseOne(raw: RawToolCall, sessionId: string, truncated: boolean, newId
       `not run: the response was cut off by the output token limit (finish reason "length"), so the arguments of ${raw.name} may be incomplete; call it again, with shorter arguments if needed`,
     );
   }
-  return {
-    call: { id, name: raw.name, input, sessionId },
-    raw,
-    status: error ? "invalid" : "pending",
-    ...(error ? { error } : {}),
-  };
+  const record: CallRecord = { call: { id, name: raw.name, input, sessionId }, raw, status: error ? "invalid" : "pending" };
+  if (error) record.error = error;
+  return record;
 }
 
 /**
