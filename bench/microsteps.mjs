@@ -8,16 +8,15 @@
 //   --states   one step's microsteps, in order
 //   --prepare  with a prepareNextTurn hook, so that every step asks build_context for work (buildContext.done)
 import { mkdtempSync, rmSync } from "node:fs";
-import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { defineTool } from "../dist/index.js";
 import { engineMachine, engineStateOf } from "../dist/machine/engine.js";
 import { prepare } from "../dist/query.js";
 import { instantModel } from "./engines/statecraft.mjs";
+import { runEngine } from "./lib/engine-run.mjs";
 import { NOOP_SCHEMA, TOOL_DESCRIPTION, TOOL_NAME } from "./lib/common.mjs";
 
-const { createActor } = createRequire(new URL("../package.json", import.meta.url))("xstate");
 
 const N = Number(process.argv.find((a, i) => i >= 2 && /^\d+$/.test(a)) ?? 200);
 const SHOW_STATES = process.argv.includes("--states");
@@ -68,12 +67,8 @@ async function run(steps) {
       }
       if (event.type === "@xstate.action") count(`executed ${kindOf(event.action.type)}`);
     };
-    const actor = createActor(engineMachine, { input, inspect });
-    await new Promise((resolve) => {
-      actor.subscribe({ complete: resolve });
-      actor.start();
-    });
-    if (actor.getSnapshot().context.toolCallCount !== steps) throw new Error(`ran ${actor.getSnapshot().context.toolCallCount} tool calls, not ${steps}`);
+    const { toolCallCount } = await runEngine(input, { inspect });
+    if (toolCallCount !== steps) throw new Error(`ran ${toolCallCount} tool calls, not ${steps}`);
     return counts;
   } finally {
     rmSync(cwd, { recursive: true, force: true });

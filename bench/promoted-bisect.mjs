@@ -39,8 +39,9 @@ if (process.env.PROMOTED_BISECT_CHILD !== "1") {
   const { runToolsInput } = await import("../dist/machine/work-requests.js");
   const { instantModel } = await import("./engines/statecraft.mjs");
   const { NOOP_SCHEMA, TOOL_DESCRIPTION, TOOL_NAME } = await import("./lib/common.mjs");
-  // The engine's own copy of XState (see steps.mjs).
-  const { createActor, enqueueActions, fromCallback } = createRequire(new URL("../package.json", import.meta.url))("xstate");
+  const { runEngine } = await import("./lib/engine-run.mjs");
+  // The engine's own copy of XState (see lib/engine-run.mjs).
+  const { enqueueActions, fromCallback } = createRequire(new URL("../package.json", import.meta.url))("xstate");
   const tool = defineTool({ name: TOOL_NAME, description: TOOL_DESCRIPTION, inputSchema: NOOP_SCHEMA, risk: "read", execute: () => "ok" });
 
   const once = async () => {
@@ -84,12 +85,8 @@ if (process.env.PROMOTED_BISECT_CHILD !== "1") {
         });
       }
       const machine = engineMachine.provide({ actors: { effects: REPLACE.includes("effects") ? bare : effectsActor(effects) }, actions });
-      const actor = createActor(machine, { input });
-      await new Promise((resolve) => {
-        actor.subscribe({ complete: resolve });
-        actor.start();
-      });
-      if (actor.getSnapshot().context.toolCallCount !== N) throw new Error(`ran ${actor.getSnapshot().context.toolCallCount} tool calls, not ${N}`);
+      const { toolCallCount } = await runEngine(input, { machine });
+      if (toolCallCount !== N) throw new Error(`ran ${toolCallCount} tool calls, not ${N}`);
     } finally {
       rmSync(cwd, { recursive: true, force: true });
     }

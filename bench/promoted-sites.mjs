@@ -6,16 +6,14 @@
 //   npm run build && node bench/promoted-sites.mjs [N=2000] [runs=3] [sites=15]
 import { mkdtempSync, rmSync } from "node:fs";
 import { Session } from "node:inspector/promises";
-import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { defineTool } from "../dist/index.js";
-import { engineMachine } from "../dist/machine/engine.js";
 import { prepare } from "../dist/query.js";
 import { instantModel } from "./engines/statecraft.mjs";
+import { runEngine } from "./lib/engine-run.mjs";
 import { NOOP_SCHEMA, TOOL_DESCRIPTION, TOOL_NAME } from "./lib/common.mjs";
 
-const { createActor } = createRequire(new URL("../package.json", import.meta.url))("xstate");
 const N = Number(process.argv[2] ?? 2000);
 const RUNS = Number(process.argv[3] ?? 3);
 const SITES = Number(process.argv[4] ?? 15);
@@ -24,11 +22,7 @@ const cwd = mkdtempSync(join(tmpdir(), "statecraft-promoted-sites-"));
 
 async function run() {
   const { input } = prepare("bench", { model: instantModel(N), tools: [tool], cwd, maxTurns: N + 1, maxToolCalls: N, timeoutMs: 3_600_000, traceFile: false });
-  const actor = createActor(engineMachine, { input });
-  await new Promise((resolve) => {
-    actor.subscribe({ complete: resolve });
-    actor.start();
-  });
+  await runEngine(input);
 }
 
 /** Bytes sampled per allocation site (the allocating function and its two callers) over RUNS runs. */

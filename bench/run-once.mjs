@@ -4,18 +4,15 @@
 //   (the same with 100; per step: the difference of the two "I refs" over 1 000)
 // Usage: npm run build && node bench/run-once.mjs [layer=off: machine|observed|off|on] [N=1000]
 import { mkdtempSync, rmSync } from "node:fs";
-import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { defineTool, query } from "../dist/index.js";
-import { engineMachine } from "../dist/machine/engine.js";
 import { observeEngine } from "../dist/machine/observe.js";
 import { prepare } from "../dist/query.js";
 import { instantModel } from "./engines/statecraft.mjs";
+import { runEngine } from "./lib/engine-run.mjs";
 import { NOOP_SCHEMA, TOOL_DESCRIPTION, TOOL_NAME } from "./lib/common.mjs";
 
-// The engine's own copy of XState: an actor of the engine's machine must come from it.
-const { createActor } = createRequire(new URL("../package.json", import.meta.url))("xstate");
 const layer = process.argv[2] ?? "off";
 const N = Number(process.argv[3] ?? 1000);
 if (!["machine", "observed", "off", "on"].includes(layer)) throw new Error(`layer must be machine, observed, off or on, got ${layer}`);
@@ -27,12 +24,7 @@ try {
   if (layer === "machine" || layer === "observed") {
     const { input } = prepare("bench", options);
     const inspect = layer === "observed" ? observeEngine([{ state() {}, emitted() {} }]) : undefined;
-    const actor = createActor(engineMachine, { input, ...(inspect ? { inspect } : {}) });
-    await new Promise((resolve) => {
-      actor.subscribe({ complete: resolve });
-      actor.start();
-    });
-    toolCalls = actor.getSnapshot().context.toolCallCount;
+    toolCalls = (await runEngine(input, { inspect })).toolCallCount;
   } else {
     for await (const event of query("bench", options)) if (event.type === "turn_end") toolCalls = event.toolCalls;
   }

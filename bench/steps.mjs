@@ -10,20 +10,16 @@
 //             runs on every step: it must stay linear in the run's length)
 // Usage: npm run build && node bench/steps.mjs [N=1000] [runs=9] [layers=floor,machine,observed,off,on,window]
 import { mkdtempSync, rmSync, statSync } from "node:fs";
-import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { defineTool, query } from "../dist/index.js";
-import { engineMachine } from "../dist/machine/engine.js";
 import { observeEngine } from "../dist/machine/observe.js";
 import { prepare } from "../dist/query.js";
 import { floorEngine } from "./engines/floor.mjs";
 import { instantModel } from "./engines/statecraft.mjs";
+import { runEngine } from "./lib/engine-run.mjs";
 import { NOOP_SCHEMA, TOOL_DESCRIPTION, TOOL_NAME } from "./lib/common.mjs";
 
-// The engine's own copy of XState (bench/ has another, for the floor and the peers): an actor of the engine's machine
-// must come from the same copy.
-const { createActor } = createRequire(new URL("../package.json", import.meta.url))("xstate");
 
 const N = Number(process.argv[2] ?? 1000);
 const RUNS = Number(process.argv[3] ?? 9);
@@ -52,12 +48,7 @@ async function once(layer) {
     } else if (layer === "machine" || layer === "observed") {
       const { input } = prepare("bench", options);
       const inspect = layer === "observed" ? observeEngine([{ state() {}, emitted() {} }]) : undefined;
-      const actor = createActor(engineMachine, { input, ...(inspect ? { inspect } : {}) });
-      await new Promise((resolve) => {
-        actor.subscribe({ complete: resolve });
-        actor.start();
-      });
-      toolCalls = actor.getSnapshot().context.toolCallCount;
+      toolCalls = (await runEngine(input, { inspect })).toolCallCount;
     } else {
       for await (const event of query("bench", options)) if (event.type === "turn_end") toolCalls = event.toolCalls;
     }
