@@ -1,35 +1,17 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { createActor } from "xstate";
 import { ContextText, NOT_DATA } from "../../src/inspect/context-text.js";
 import { toJsonText } from "../../src/inspect/serialize.js";
-import { defineTool, scriptedModel, type QueryOptions, type ScriptStep } from "../../src/index.js";
-import { engineMachine } from "../../src/machine/engine.js";
+import { scriptedModel, type QueryOptions, type ScriptStep } from "../../src/index.js";
 import { observeEngine } from "../../src/machine/observe.js";
 import { prepare, type RunPlacement } from "../../src/query.js";
 import { removeDir, tempDir } from "../support/engine.js";
+import { echo, note, runInspected } from "./support/engine-run.js";
 
 const dirs: string[] = [];
 afterEach(() => {
   for (const dir of dirs.splice(0)) removeDir(dir);
 });
 
-const echo = defineTool({
-  name: "echo",
-  description: "Echoes its text.",
-  inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"], additionalProperties: false },
-  risk: "read",
-  execute: (input: { text: string }) => {
-    if (input.text === "boom") throw new Error("echo broke");
-    return `echo: ${input.text}`;
-  },
-});
-const note = defineTool({
-  name: "write_note",
-  description: "Writes a note.",
-  inputSchema: { type: "object", properties: { note: { type: "string" } }, required: ["note"] },
-  risk: "write",
-  execute: () => "noted",
-});
 
 /** Runs the engine, and at every state compares the kept-text writer with serialising the whole context afresh. */
 async function compareThroughRun(steps: ScriptStep[], options: Partial<QueryOptions> = {}, placement: RunPlacement = {}): Promise<number> {
@@ -50,11 +32,7 @@ async function compareThroughRun(steps: ScriptStep[], options: Partial<QueryOpti
       if (kept !== fresh) mismatches.push(`${entered.state}:\n  kept  ${kept}\n  fresh ${fresh}`);
     },
   };
-  const actor = createActor(engineMachine, { input: prepared.input, inspect: observeEngine([observer]) });
-  await new Promise<void>((resolve) => {
-    actor.subscribe({ complete: () => resolve(), error: () => resolve() });
-    actor.start();
-  });
+  await runInspected(prepared.input, observeEngine([observer]));
   expect(mismatches).toEqual([]);
   return compared;
 }

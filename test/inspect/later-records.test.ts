@@ -1,12 +1,11 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { createActor } from "xstate";
 import { InspectorHub, type PageConnection } from "../../src/inspect/hub.js";
 import { createInspectedRun } from "../../src/inspect/run.js";
-import { defineTool, scriptedModel, type QueryOptions, type ScriptStep } from "../../src/index.js";
-import { engineMachine } from "../../src/machine/engine.js";
+import { scriptedModel, type QueryOptions, type ScriptStep } from "../../src/index.js";
 import { observeEngine } from "../../src/machine/observe.js";
 import { prepare } from "../../src/query.js";
 import { removeDir, tempDir } from "../support/engine.js";
+import { echo, note, runInspected } from "./support/engine-run.js";
 
 const dirs: string[] = [];
 const SECRET_VAR = "STATECRAFT_LATER_RECORDS_API_KEY";
@@ -121,23 +120,6 @@ describe("records written later (addLater)", () => {
   });
 });
 
-const echo = defineTool({
-  name: "echo",
-  description: "Echoes its text.",
-  inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"], additionalProperties: false },
-  risk: "read",
-  execute: (input: { text: string }) => {
-    if (input.text === "boom") throw new Error("echo broke");
-    return `echo: ${input.text}`;
-  },
-});
-const note = defineTool({
-  name: "write_note",
-  description: "Writes a note.",
-  inputSchema: { type: "object", properties: { note: { type: "string" } }, required: ["note"] },
-  risk: "write",
-  execute: () => "noted",
-});
 
 /**
  * One engine run seen by two inspected runs: one on a hub with a page connected from the start (every record written
@@ -156,11 +138,7 @@ async function twoPages(steps: ScriptStep[], options: Partial<QueryOptions> = {}
   const info = { sessionId: prepared.input.sessionId, input: "go", runOptions: prepared.runOptions };
   const liveRun = createInspectedRun(liveHub, info, "c0");
   const lateRun = createInspectedRun(lateHub, info, "c0");
-  const actor = createActor(engineMachine, { input: prepared.input, inspect: observeEngine([liveRun.observer, lateRun.observer]) });
-  await new Promise<void>((resolve) => {
-    actor.subscribe({ complete: () => resolve(), error: () => resolve() });
-    actor.start();
-  });
+  await runInspected(prepared.input, observeEngine([liveRun.observer, lateRun.observer]));
   for (const run of [liveRun, lateRun]) {
     run.publish({ type: "turn_end", reason: "final_answer", turns: 1, toolCalls: 1, usage: { input: 0, output: 0 } } as never);
     run.end();
