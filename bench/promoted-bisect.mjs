@@ -2,6 +2,8 @@
 // step replaced through `engineMachine.provide`, promoted bytes per step read from this script's own --trace-gc-nvp.
 // A diagnosis tool (docs/performance.md, "Promoted bytes per step"): the replacements are stand-ins, not the engine.
 // Usage: npm run build && node bench/promoted-bisect.mjs [replace=model,tools,perm,effects,emit] [N=2000] [runs=4]
+// (PROMOTED_NODE_FLAGS as for promoted.mjs: V8 flags for the measured process, e.g. "--no-opt" to see what the
+// interpreter keeps alive, which is what V8 reads its pretenuring decisions from.)
 //   model    the model call answers at once (no stream)      tools  the batch reports each call finished with "ok"
 //   perm     every call allowed by the policy (no policy)   effects a bare fromCallback with one never-aborted signal
 //   emit     no tool_start / tool_result emitted (requestTools only sends, announceResults only marks)
@@ -17,7 +19,8 @@ const N = Number(process.argv[3] ?? 2000);
 const RUNS = Number(process.argv[4] ?? 4);
 
 if (process.env.PROMOTED_BISECT_CHILD !== "1") {
-  const child = spawnSync(process.execPath, ["--trace-gc-nvp", fileURLToPath(import.meta.url), ...process.argv.slice(2)], {
+  const flags = (process.env.PROMOTED_NODE_FLAGS ?? "").split(" ").filter(Boolean);
+  const child = spawnSync(process.execPath, [...flags, "--trace-gc-nvp", fileURLToPath(import.meta.url), ...process.argv.slice(2)], {
     encoding: "utf8",
     maxBuffer: 1 << 28,
     env: { ...process.env, PROMOTED_BISECT_CHILD: "1" },

@@ -3,12 +3,15 @@
 // stops and once also counting what mark-compacts collected. The difference is, per allocation site, what outlived
 // two scavenges (so was promoted) and then died: the promoted bytes of bench/promoted.mjs, by where they were made.
 // Each site is printed with the share of its allocations that ended so (the third run counts every allocation).
-//   npm run build && node bench/promoted-sites.mjs [N=2000] [runs=3] [sites=15]
+//   npm run build && node bench/promoted-sites.mjs [N=2000] [runs=3] [sites=15] [layer=machine]
+// layer `observed` adds observeEngine with empty observers, `on` runs query() with the trace on instead (what
+// steps.mjs's layers of those names measure).
 import { mkdtempSync, rmSync } from "node:fs";
 import { Session } from "node:inspector/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { defineTool } from "../dist/index.js";
+import { defineTool, query } from "../dist/index.js";
+import { observeEngine } from "../dist/machine/observe.js";
 import { prepare } from "../dist/query.js";
 import { instantModel } from "./engines/statecraft.mjs";
 import { runEngine } from "./lib/engine-run.mjs";
@@ -17,12 +20,16 @@ import { NOOP_SCHEMA, TOOL_DESCRIPTION, TOOL_NAME } from "./lib/common.mjs";
 const N = Number(process.argv[2] ?? 2000);
 const RUNS = Number(process.argv[3] ?? 3);
 const SITES = Number(process.argv[4] ?? 15);
+const LAYER = process.argv[5] ?? "machine";
 const tool = defineTool({ name: TOOL_NAME, description: TOOL_DESCRIPTION, inputSchema: NOOP_SCHEMA, risk: "read", execute: () => "ok" });
 const cwd = mkdtempSync(join(tmpdir(), "statecraft-promoted-sites-"));
 
 async function run() {
-  const { input } = prepare("bench", { model: instantModel(N), tools: [tool], cwd, maxTurns: N + 1, maxToolCalls: N, timeoutMs: 3_600_000, traceFile: false });
-  await runEngine(input);
+  const options = { model: instantModel(N), tools: [tool], cwd, maxTurns: N + 1, maxToolCalls: N, timeoutMs: 3_600_000, traceFile: false };
+  if (LAYER === "machine") return void (await runEngine(prepare("bench", options).input));
+  if (LAYER === "observed") return void (await runEngine(prepare("bench", options).input, { inspect: observeEngine([{ state() {}, emitted() {} }]) }));
+  if (LAYER !== "on") throw new Error(`layer ${LAYER}: expected machine, observed or on`);
+  for await (const event of query("bench", { ...options, traceFile: join(cwd, "trace.jsonl") })) void event;
 }
 
 /** Bytes sampled per allocation site (the allocating function and its two callers) over RUNS runs. */

@@ -2,7 +2,7 @@
 // concurrency, a long run and replay, in one process. Writes bench/results.json and docs/performance.md.
 //
 //   npm run bench                      (from the repository root: installs bench/'s own dependencies, then this)
-//   node bench/run.mjs [--full] [--quick] [--only=loop,parallel,streaming,concurrency,long,replay] [--peers=pi,ai,…]
+//   node bench/run.mjs [--full] [--quick] [--only=loop,parallel,streaming,concurrency,long,replay,promoted] [--peers=pi,ai,…]
 //
 // --full measures every peer at N = 5 000 however long it takes (@openai/agents alone takes many minutes there);
 // --quick is a smoke run at small sizes that writes nothing; --report renders docs/performance.md from results.json;
@@ -202,6 +202,13 @@ if (wants("replay")) {
   const { replaySection } = await import("./sections/replay.mjs");
   results.replay = await replaySection(sc, distDir, { runs: quick ? 1 : 3, log });
   if (!results.replay.available) log(`  n/a: ${results.replay.reason}`);
+}
+
+// 7. Promoted bytes (each layer in fresh processes of its own).
+if (wants("promoted")) {
+  log("7. promoted bytes per step");
+  const { promotedBytes } = await import("./sections/promoted.mjs");
+  results.promoted = promotedBytes(quick ? { steps: 500, runs: 1, processes: 2, log } : { log });
 }
 
 results.machine.loadAverageAtEnd = os.loadavg().map((x) => Math.round(x * 100) / 100);

@@ -1,0 +1,34 @@
+// Bytes V8 promotes to old space per step, read from --trace-gc-nvp: one layer of bench/steps.mjs run alone in a
+// fresh process. Shared by bench/promoted.mjs and the bench's promoted section.
+import { spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
+
+const steps = fileURLToPath(new URL("../steps.mjs", import.meta.url));
+/** The preload that loads XState with its property-assigned closures wrapped (see xstate-closures.cjs). */
+export const XSTATE_CLOSURES = fileURLToPath(new URL("./xstate-closures.cjs", import.meta.url));
+const field = (line, name) => Number(new RegExp(`\\b${name}=(\\d+)`).exec(line)?.[1] ?? 0);
+
+/**
+ * Runs `steps.mjs N runs layer` in a fresh process with `flags` and sums its scavenges' `promoted`.
+ * @returns KB promoted and allocated per step, scavenges and mark-compacts, over every step the process ran
+ */
+export function measurePromoted(layer, { steps: N = 2000, runs = 3, flags = [] } = {}) {
+  const child = spawnSync(process.execPath, [...flags, "--trace-gc-nvp", steps, String(N), String(runs), layer], { encoding: "utf8", maxBuffer: 1 << 28 });
+  if (child.status !== 0) throw new Error(`promoted bytes, layer ${layer}${flags.length ? ` with ${flags.join(" ")}` : ""}: ${child.stderr}`);
+  let promoted = 0;
+  let scavenges = 0;
+  let markCompacts = 0;
+  let allocated = 0;
+  for (const line of child.stdout.split("\n")) {
+    const kind = /\bgc=(\w+)/.exec(line)?.[1];
+    if (kind === undefined) continue;
+    allocated += field(line, "allocated");
+    if (kind === "s") {
+      scavenges++;
+      promoted += field(line, "promoted");
+    } else if (kind === "mc" || kind === "ms") markCompacts++;
+  }
+  // steps.mjs runs each layer once to warm up, then `runs` times: every run's steps count.
+  const total = N * (runs + 1);
+  return { promotedKB: promoted / total / 1024, allocatedKB: allocated / total / 1024, scavenges, markCompacts, steps: total };
+}
