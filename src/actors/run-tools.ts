@@ -51,19 +51,20 @@ export async function runTools(batch: RunToolsInput, signal: AbortSignal, report
   // Every call of a parallel group listens on the batch's signal; a large group is not a listener leak.
   if (input.calls.length > 1) setMaxListeners(0, signal);
   const announced = startingAtOnce(input.calls);
-  let group: Array<RunToolsInput["calls"][number] & { index: number }> = [];
+  // Pairs, not `{ ...entry, index }`: in V8 a spread copy given a property it lacks outlives the scavenges.
+  let group: Array<{ entry: RunToolsInput["calls"][number]; index: number }> = [];
   const flush = async () => {
     if (group.length === 0) return;
     const running = group;
     group = [];
-    const blocked = await Promise.all(running.map((entry) => runOne(entry, input, signal, report, entry.index >= announced)));
+    const blocked = await Promise.all(running.map(({ entry, index }) => runOne(entry, input, signal, report, index >= announced)));
     if (blocked.includes(true)) await loopTurn();
   };
   for (let index = 0; index < input.calls.length; index++) {
     const entry = input.calls[index];
     if (signal.aborted) return;
     if (entry.tool.executionMode === "parallel") {
-      group.push({ ...entry, index });
+      group.push({ entry, index });
       continue;
     }
     // Only a group waits: the first call starts before the first await.

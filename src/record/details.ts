@@ -30,12 +30,14 @@ export class TraceDetails {
       const r = context.call.response;
       details.response = {
         text: r.text,
-        toolCalls: r.toolCalls.map((raw, i) => ({
-          ...(state !== "done" && context.batch[i]?.raw === raw ? { id: context.batch[i].call.id } : {}),
-          name: raw.name,
-          arguments: raw.arguments,
-          ...(raw.providerId !== undefined ? { providerId: raw.providerId } : {}),
-        })),
+        toolCalls: r.toolCalls.map((raw, i) => {
+          // Written out, not `{ ...{ id }, name, … }`: in V8 a spread copy given properties it lacks outlives the
+          // scavenges (bench/notes.md, "Promoted bytes"). Same keys, same order.
+          const id = state !== "done" && context.batch[i]?.raw === raw ? context.batch[i].call.id : undefined;
+          const call: Record<string, unknown> = id === undefined ? { name: raw.name, arguments: raw.arguments } : { id, name: raw.name, arguments: raw.arguments };
+          if (raw.providerId !== undefined) call.providerId = raw.providerId;
+          return call;
+        }),
         finishReason: r.finishReason,
         ...(r.usage ? { usage: r.usage } : {}),
         ...(r.thinking ? { thinking: r.thinking } : {}),
@@ -99,7 +101,9 @@ export class TraceDetails {
     for (const r of batch) {
       if (!r.permission || this.tracedPermissions.has(r.call.id)) continue;
       this.tracedPermissions.add(r.call.id);
-      (out ??= []).push({ ...r.permission, name: r.call.name });
+      // Object.assign, not `{ ...permission, name }` (see the tool calls above); the same keys in the same order.
+      const entry: Record<string, unknown> = {};
+      (out ??= []).push(Object.assign(entry, r.permission, { name: r.call.name }));
     }
     return out;
   }

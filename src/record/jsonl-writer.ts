@@ -4,7 +4,9 @@ import { makeDirectory } from "../util/make-dir.js";
 import { openAppendInside } from "./agent-folder.js";
 
 const FLUSH_CHARS = 64 * 1024;
-const FLUSH_LINES = 256;
+// Small enough that buffered lines die young: at 256 a writer with one or two lines a step (audit, transcript) held
+// each line past a scavenge or two, about 0.5 KB promoted a step (bench/notes.md, "Promoted bytes").
+const FLUSH_LINES = 64;
 
 /**
  * One file appended to by every writer of this process that names it: one descriptor, one buffer, one write per
@@ -96,7 +98,7 @@ function installExitHook(): void {
 
 /**
  * Appends JSON lines to a file. Lines are buffered and written whole, in one write per batch: at the next
- * quiescent point (setImmediate), once 256 lines or 64 KB are waiting, on `flush()` and on `close()`. Writers of the
+ * quiescent point (setImmediate), once 64 lines or 64 KB are waiting, on `flush()` and on `close()`. Writers of the
  * same file in one process share its descriptor and buffer. A write failure is reported once through `onError` and
  * never thrown into the run; later lines are dropped and the failure says so.
  */

@@ -36,13 +36,15 @@ describe("JsonlWriter", () => {
     out.close();
   });
 
-  it("flushes by size while the event loop never turns (256 lines)", () => {
+  it("flushes by size while the event loop never turns (64 lines)", () => {
     const file = join(workspace(), "trace.jsonl");
     const out = new JsonlWriter(file);
-    for (let i = 0; i < 300; i++) out.write({ i });
-    expect(lines(file)).toHaveLength(256);
+    for (let i = 0; i < 63; i++) out.write({ i });
+    expect(existsSync(file)).toBe(false);
+    for (let i = 63; i < 150; i++) out.write({ i });
+    expect(lines(file)).toHaveLength(128);
     out.close();
-    expect(lines(file)).toHaveLength(300);
+    expect(lines(file)).toHaveLength(150);
   });
 
   it("writers of one file share one descriptor; lines keep the order they were written in; the last close closes it", () => {
