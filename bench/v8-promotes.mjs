@@ -1,17 +1,29 @@
-// The V8 behaviour behind the promoted bytes, without XState or statecraft: a function literal assigned straight to a
-// property (`scope.exec = (a) => …`) is allocated in old space when unoptimised code creates it (V8's parser marks such
-// literals for pretenuring, meant for `Foo.prototype.f = function …`). An old closure keeps its scope alive past every
-// scavenge, so everything the scope reaches is promoted and waits for a mark-compact, although nothing uses it. The
-// same closure written `(0, (a) => …)` is not a literal assigned to a property and dies young. XState's `microstep`
-// does the first for every microstep (bench/notes.md, "Promoted bytes").
-//   node bench/pretenured-closures.mjs      (runs each variant in a child under the interpreter only)
+// Two V8 (Node 20) behaviours behind the promoted bytes, without XState or statecraft; each variant's garbage is
+// dropped at once, so all of it should die young (bench/notes.md, "Promoted bytes: the cause").
+//   assigned / wrapped   A function literal assigned straight to a property (`scope.exec = (a) => …`) is allocated in
+//                        old space when unoptimised code creates it (V8's parser marks such literals for pretenuring,
+//                        meant for `Foo.prototype.f = function …`); an old closure keeps its scope alive past every
+//                        scavenge. The same closure written `(0, (a) => …)` is not such a literal and dies young.
+//                        Run under the interpreter only (`--no-opt --no-sparkplug`). XState's `microstep` and
+//                        `enqueueActions` do the first on every step.
+//   spread / assign      A spread copy given a property its source lacks (`{ ...base, name }`, or `o = { ...base };
+//                        o.name = …`) outlives the scavenges, optimised or not; `Object.assign({}, base, { name })`
+//                        and a literal written out do not. statecraft's own step had a few of those.
+//   node bench/v8-promotes.mjs      (each variant in a child process of its own)
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
+const VARIANTS = {
+  assigned: ["--no-opt", "--no-sparkplug"],
+  wrapped: ["--no-opt", "--no-sparkplug"],
+  spread: [],
+  assign: [],
+};
+
 const variant = process.argv[2];
 if (variant === undefined) {
-  for (const name of ["assigned", "wrapped"]) {
-    const child = spawnSync(process.execPath, ["--no-opt", "--no-sparkplug", "--trace-gc-nvp", fileURLToPath(import.meta.url), name], { encoding: "utf8", maxBuffer: 1 << 26 });
+  for (const [name, flags] of Object.entries(VARIANTS)) {
+    const child = spawnSync(process.execPath, [...flags, "--trace-gc-nvp", fileURLToPath(import.meta.url), name], { encoding: "utf8", maxBuffer: 1 << 26 });
     if (child.status !== 0) throw new Error(child.stderr);
     let promoted = 0;
     let allocated = 0;
@@ -20,7 +32,7 @@ if (variant === undefined) {
       promoted += Number(/\bpromoted=(\d+)/.exec(line)[1]);
       allocated += Number(/\ballocated=(\d+)/.exec(line)[1]);
     }
-    console.log(`${name.padEnd(9)} ${name === "assigned" ? "scope.exec = (a) => {…}     " : "scope.exec = (0, (a) => {…})"}  promoted ${((100 * promoted) / allocated).toFixed(2)} % of ${(allocated / 2 ** 20).toFixed(0)} MB allocated`);
+    console.log(`${name.padEnd(9)} ${(flags.join(" ") || "optimised").padEnd(24)} promoted ${((100 * promoted) / allocated).toFixed(2).padStart(6)} % of ${(allocated / 2 ** 20).toFixed(0)} MB allocated`);
   }
 } else {
   // One "microstep": wrap the executor to collect what it runs, run three actions, restore it.
@@ -42,8 +54,17 @@ if (variant === undefined) {
     scope.exec = original;
     return actions.length;
   };
-  for (let k = 0; k < 200_000; k++) {
-    step(k);
-    await null;
+  // One record named: a copy of a fixed object with one property more.
+  const base = { decision: "allow", by: "policy", rule: "read" };
+  let kept;
+  const copy = (k) => {
+    const name = { k, parts: [k, k + 1] };
+    kept = variant === "spread" ? { ...base, name } : Object.assign({}, base, { name });
+    kept = undefined;
+  };
+  const each = variant === "assigned" || variant === "wrapped" ? step : copy;
+  for (let k = 0; k < 400_000; k++) {
+    each(k);
+    if (k % 2 === 0) await null;
   }
 }
