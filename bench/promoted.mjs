@@ -3,7 +3,7 @@
 // all die young promotes next to nothing; objects promoted and then dropped are what the mark-compacts collect.
 // Usage: npm run build && node bench/promoted.mjs [N=2000] [runs=3] [layers=floor,machine,on] [processes=1]
 // (PROMOTED_NODE_FLAGS="--no-allocation-site-pretenuring" compares with V8 flags set, for diagnosis only;
-// PROMOTED_NODE_FLAGS="--require ./bench/lib/xstate-closures.cjs" measures XState with the change its closures need.)
+// PROMOTED_NODE_FLAGS="--require ./bench/lib/xstate-changes.cjs" measures XState with the changes it needs.)
 // With processes > 1 each layer runs in that many fresh processes, one line each: V8 takes its pretenuring decisions
 // early in a process, so the figure can differ from one process to the next (a site tenured or not).
 import { measurePromoted } from "./lib/promoted.mjs";

@@ -4,8 +4,8 @@ import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
 const steps = fileURLToPath(new URL("../steps.mjs", import.meta.url));
-/** The preload that loads XState with its property-assigned closures wrapped (see xstate-closures.cjs). */
-export const XSTATE_CLOSURES = fileURLToPath(new URL("./xstate-closures.cjs", import.meta.url));
+/** The preload that loads XState with the three changes upstream needs (see xstate-changes.cjs). */
+export const XSTATE_CHANGES = fileURLToPath(new URL("./xstate-changes.cjs", import.meta.url));
 const field = (line, name) => Number(new RegExp(`\\b${name}=(\\d+)`).exec(line)?.[1] ?? 0);
 
 /**

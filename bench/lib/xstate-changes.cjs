@@ -1,13 +1,15 @@
-// A diagnosis preload, never how statecraft runs: `node --require ./bench/lib/xstate-closures.cjs …` loads XState with
-// the function literals that `microstep` and `resolveEnqueueActions` assign straight to a property wrapped as
-// `(0, fn)`. V8's parser allocates a function literal assigned to a property (`obj.f = () => …`, meant for
-// `Foo.prototype.f = function …`) directly in old space when unoptimised code creates it. XState does that for every
-// microstep (`actorScope.actionExecutor = action => …`) and every `enqueueActions` (`enqueue.assign = …` and seven
-// more), so each such closure keeps its scope (the microstep's actions, the enqueued actions, their snapshot and
-// event) alive past every scavenge until a mark-compact; V8 reads that as "all of it survives", tenures XState's
-// per-microstep allocation sites, and from then on a step's garbage is made in old space. `(0, fn)` is the same
-// function, not a literal assigned to a property, so V8 allocates it young. bench/promoted.mjs and the bench's
-// promoted section use this to measure what the upstream change would give (bench/notes.md, "Promoted bytes").
+// A diagnosis preload, never how statecraft runs: `node --require ./bench/lib/xstate-changes.cjs …` loads XState with
+// the three changes it needs for a step's garbage to die young (bench/notes.md, "Promoted bytes: the cause"):
+// - the function literals `microstep` and `resolveEnqueueActions` assign straight to a property are wrapped as
+//   `(0, fn)`. V8's parser allocates a function literal assigned to a property (`obj.f = () => …`, meant for
+//   `Foo.prototype.f = function …`) directly in old space when unoptimised code creates it. XState does that for every
+//   microstep (`actorScope.actionExecutor = action => …`) and every `enqueueActions` (`enqueue.assign = …` and seven
+//   more), so each such closure keeps its scope (the microstep's actions, the enqueued actions, their snapshot and
+//   event) alive past every scavenge until a mark-compact; V8 reads that as "all of it survives", tenures XState's
+//   per-microstep allocation sites, and from then on a step's garbage is made in old space. `(0, fn)` is the same
+//   function, not a literal assigned to a property, so V8 allocates it young;
+// - `sendInspectionEvent`'s `{ ...event, rootId }` becomes `Object.assign({}, event, { rootId })` (below).
+// bench/promoted.mjs and the bench's promoted section use it to measure what the upstream changes would give.
 "use strict";
 const { readFileSync } = require("node:fs");
 const Module = require("node:module");
@@ -29,7 +31,7 @@ function closingBrace(source, open) {
     } else if (c === "{") depth++;
     else if (c === "}" && --depth === 0) return i + 1;
   }
-  throw new Error(`xstate-closures: unbalanced braces from offset ${open}`);
+  throw new Error(`xstate-changes: unbalanced braces from offset ${open}`);
 }
 
 // `target.name = (args) => {`, `target.name = arg => {` or `target.name = function name(…) {` at a statement's start.
@@ -80,7 +82,7 @@ process.on("exit", (code) => {
   if (inspectionCopies.length === 0 || inspectionCopies.some((n) => n !== 1)) wrong.push(["sendInspectionEvent's copy", 1]);
   if (wrong.length === 0) return;
   process.stderr.write(
-    `xstate-closures: expected ${wrong.map(([name, count]) => `${count} in ${name} (found ${(found[name] ?? inspectionCopies).join(", ") || "none"})`).join(", ")}; ` +
+    `xstate-changes: expected ${wrong.map(([name, count]) => `${count} in ${name} (found ${(found[name] ?? inspectionCopies).join(", ") || "none"})`).join(", ")}; ` +
       "this XState's source differs from the one the preload was written for (5.33)\n",
   );
   if (code === 0) process.exitCode = 1;
