@@ -90,7 +90,11 @@ export async function bundle(root) {
   const first = await build({ ...options, write: false, output });
   const chunks = new Map(first.output.filter((c) => c.type === "chunk").map((c) => [c.fileName, c]));
   const core = new Set();
+  const taken = new Set();
   const take = (chunk) => {
+    // Chunks may import each other in a cycle: each is taken once.
+    if (taken.has(chunk)) return;
+    taken.add(chunk);
     for (const id of chunk.moduleIds) core.add(id);
     for (const name of chunk.imports) if (chunks.has(name)) take(chunks.get(name));
   };

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
-import { PERMISSION_MODES, type PermissionMode } from "../permissions/types.js";
-import { PERMISSION_MODE_LIST } from "../permissions/modes.js";
+import type { PermissionMode } from "../permissions/types.js";
+import { isPermissionMode, PERMISSION_MODE_LIST } from "../permissions/modes.js";
 import { PROJECT_CONFIG_FILE } from "../tools/protected-paths.js";
 import { shellQuote } from "./denial-notice.js";
 import { checkDefaultTrace, checkProjectTrace } from "./project-trace.js";
@@ -172,7 +172,7 @@ function readConfig(file: string): LoadedConfig | undefined {
     }
     config.permissions = {};
     if (perms.mode !== undefined) {
-      if (!(PERMISSION_MODES as readonly unknown[]).includes(perms.mode)) {
+      if (!isPermissionMode(perms.mode)) {
         fail(file, `"permissions.mode" must be one of ${PERMISSION_MODE_LIST}, got ${JSON.stringify(perms.mode)}`);
       }
       config.permissions.mode = perms.mode as PermissionMode;

@@ -1,7 +1,6 @@
 import { AgentError } from "../errors/agent-error.js";
 import type { PermissionMode, PermissionOptions } from "../permissions/types.js";
-import { PERMISSION_MODES } from "../permissions/types.js";
-import { PERMISSION_MODE_LIST } from "../permissions/modes.js";
+import { isPermissionMode, PERMISSION_MODE_LIST } from "../permissions/modes.js";
 import { createPermissionPolicy } from "../permissions/policy.js";
 
 /** The serialisable part of query()'s options a queued run carries (no callbacks, no model, no tools). */
@@ -49,7 +48,7 @@ export function checkRunOptions(options: Record<string, unknown>, where: string)
     for (const key of Object.keys(p)) {
       if (!["mode", "allow", "ask", "deny"].includes(key)) throw new AgentError("INVALID_OPTIONS", `${where}: options.permissions.${key} can't be queued (only mode, allow, ask and deny; onAsk is code: answers come through answer())`);
     }
-    if (p.mode !== undefined && !PERMISSION_MODES.includes(p.mode as PermissionMode)) {
+    if (p.mode !== undefined && !isPermissionMode(p.mode)) {
       throw new AgentError("INVALID_OPTIONS", `${where}: options.permissions.mode must be one of ${PERMISSION_MODE_LIST}, got ${JSON.stringify(p.mode)}`);
     }
     const rules: RunOptions["permissions"] = { ...(p.mode !== undefined ? { mode: p.mode as PermissionMode } : {}) };

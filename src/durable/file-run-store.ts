@@ -284,11 +284,14 @@ function ownerOf(file: string): number | undefined {
   }
 }
 
+/** What follows `.<sessionId>.<pid>.` in a temp file's name (tempOf). */
+const TEMP_END = /^[0-9a-f]{12}\.tmp$/;
+
 /** Removes the temp files `pid` made for this session's checkpoints (named by tempOf). */
 function removeTemps(folder: string, sessionId: string, pid: number): void {
-  const name = new RegExp(`^\\.${sessionId.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\.${pid}\\.[0-9a-f]{12}\\.tmp$`);
+  const prefix = `.${sessionId}.${pid}.`;
   for (const entry of readdirSync(folder)) {
-    if (!name.test(entry)) continue;
+    if (!entry.startsWith(prefix) || !TEMP_END.test(entry.slice(prefix.length))) continue;
     try {
       unlinkSync(join(folder, entry));
     } catch {
