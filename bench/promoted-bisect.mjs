@@ -7,12 +7,12 @@
 //   model    the model call answers at once (no stream)      tools  the batch reports each call finished with "ok"
 //   perm     every call allowed by the policy (no policy)   effects a bare fromCallback with one never-aborted signal
 //   emit     no tool_start / tool_result emitted (requestTools only sends, announceResults only marks)
-import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { traceGc } from "./lib/promoted.mjs";
 
 const REPLACE = (process.argv[2] ?? "").split(",").filter(Boolean);
 const N = Number(process.argv[3] ?? 2000);
@@ -20,19 +20,7 @@ const RUNS = Number(process.argv[4] ?? 4);
 
 if (process.env.PROMOTED_BISECT_CHILD !== "1") {
   const flags = (process.env.PROMOTED_NODE_FLAGS ?? "").split(" ").filter(Boolean);
-  const child = spawnSync(process.execPath, [...flags, "--trace-gc-nvp", fileURLToPath(import.meta.url), ...process.argv.slice(2)], {
-    encoding: "utf8",
-    maxBuffer: 1 << 28,
-    env: { ...process.env, PROMOTED_BISECT_CHILD: "1" },
-  });
-  if (child.status !== 0) throw new Error(child.stderr);
-  let promoted = 0;
-  let scavenges = 0;
-  for (const line of child.stdout.split("\n")) {
-    if (!/\bgc=s\b/.test(line)) continue;
-    scavenges++;
-    promoted += Number(/\bpromoted=(\d+)/.exec(line)?.[1] ?? 0);
-  }
+  const { promoted, scavenges } = traceGc([fileURLToPath(import.meta.url), ...process.argv.slice(2)], { flags, env: { ...process.env, PROMOTED_BISECT_CHILD: "1" } });
   console.log(`replaced [${REPLACE.join(",")}] promoted ${(promoted / (N * RUNS) / 1024).toFixed(2)} KB/step, ${scavenges} scavenges over ${N * RUNS} steps`);
 } else {
   const { defineTool } = await import("../dist/index.js");

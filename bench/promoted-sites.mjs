@@ -10,11 +10,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { Session } from "node:inspector/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { defineTool, query } from "../dist/index.js";
-import { observeEngine } from "../dist/machine/observe.js";
-import { prepare } from "../dist/query.js";
+import { defineTool } from "../dist/index.js";
 import { instantModel } from "./engines/statecraft.mjs";
-import { runEngine } from "./lib/engine-run.mjs";
+import { runLayer } from "./lib/engine-run.mjs";
 import { NOOP_SCHEMA, TOOL_DESCRIPTION, TOOL_NAME } from "./lib/common.mjs";
 
 const N = Number(process.argv[2] ?? 2000);
@@ -24,12 +22,11 @@ const LAYER = process.argv[5] ?? "machine";
 const tool = defineTool({ name: TOOL_NAME, description: TOOL_DESCRIPTION, inputSchema: NOOP_SCHEMA, risk: "read", execute: () => "ok" });
 const cwd = mkdtempSync(join(tmpdir(), "statecraft-promoted-sites-"));
 
+if (!["machine", "observed", "on"].includes(LAYER)) throw new Error(`layer ${LAYER}: expected machine, observed or on`);
+
 async function run() {
-  const options = { model: instantModel(N), tools: [tool], cwd, maxTurns: N + 1, maxToolCalls: N, timeoutMs: 3_600_000, traceFile: false };
-  if (LAYER === "machine") return void (await runEngine(prepare("bench", options).input));
-  if (LAYER === "observed") return void (await runEngine(prepare("bench", options).input, { inspect: observeEngine([{ state() {}, emitted() {} }]) }));
-  if (LAYER !== "on") throw new Error(`layer ${LAYER}: expected machine, observed or on`);
-  for await (const event of query("bench", { ...options, traceFile: join(cwd, "trace.jsonl") })) void event;
+  const traceFile = LAYER === "on" ? join(cwd, "trace.jsonl") : false;
+  await runLayer(LAYER, { model: instantModel(N), tools: [tool], cwd, maxTurns: N + 1, maxToolCalls: N, timeoutMs: 3_600_000, traceFile });
 }
 
 /** Bytes sampled per allocation site (the allocating function and its two callers) over RUNS runs. */

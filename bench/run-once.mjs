@@ -6,11 +6,9 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { defineTool, query } from "../dist/index.js";
-import { observeEngine } from "../dist/machine/observe.js";
-import { prepare } from "../dist/query.js";
+import { defineTool } from "../dist/index.js";
 import { instantModel } from "./engines/statecraft.mjs";
-import { runEngine } from "./lib/engine-run.mjs";
+import { runLayer } from "./lib/engine-run.mjs";
 import { NOOP_SCHEMA, TOOL_DESCRIPTION, TOOL_NAME } from "./lib/common.mjs";
 
 const layer = process.argv[2] ?? "off";
@@ -20,14 +18,7 @@ const tool = defineTool({ name: TOOL_NAME, description: TOOL_DESCRIPTION, inputS
 const cwd = mkdtempSync(join(tmpdir(), "statecraft-run-once-"));
 try {
   const options = { model: instantModel(N), tools: [tool], cwd, maxTurns: N + 1, maxToolCalls: N, timeoutMs: 3_600_000, traceFile: layer === "on" ? join(cwd, "trace.jsonl") : false };
-  let toolCalls;
-  if (layer === "machine" || layer === "observed") {
-    const { input } = prepare("bench", options);
-    const inspect = layer === "observed" ? observeEngine([{ state() {}, emitted() {} }]) : undefined;
-    toolCalls = (await runEngine(input, { inspect })).toolCallCount;
-  } else {
-    for await (const event of query("bench", options)) if (event.type === "turn_end") toolCalls = event.toolCalls;
-  }
+  const toolCalls = await runLayer(layer, options);
   if (toolCalls !== N) throw new Error(`${layer}: ${toolCalls} tool calls, expected ${N}`);
 } finally {
   rmSync(cwd, { recursive: true, force: true });

@@ -12,12 +12,10 @@
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { defineTool, query } from "../dist/index.js";
-import { observeEngine } from "../dist/machine/observe.js";
-import { prepare } from "../dist/query.js";
+import { defineTool } from "../dist/index.js";
 import { floorEngine } from "./engines/floor.mjs";
 import { instantModel } from "./engines/statecraft.mjs";
-import { runEngine } from "./lib/engine-run.mjs";
+import { runLayer } from "./lib/engine-run.mjs";
 import { NOOP_SCHEMA, TOOL_DESCRIPTION, TOOL_NAME } from "./lib/common.mjs";
 
 
@@ -45,12 +43,8 @@ async function once(layer) {
       await run.run();
       run.verify();
       toolCalls = N;
-    } else if (layer === "machine" || layer === "observed") {
-      const { input } = prepare("bench", options);
-      const inspect = layer === "observed" ? observeEngine([{ state() {}, emitted() {} }]) : undefined;
-      toolCalls = (await runEngine(input, { inspect })).toolCallCount;
     } else {
-      for await (const event of query("bench", options)) if (event.type === "turn_end") toolCalls = event.toolCalls;
+      toolCalls = await runLayer(layer, options);
     }
     const elapsed = performance.now() - started;
     const cpu = process.cpuUsage(cpu0);

@@ -10,8 +10,8 @@
 //                        o.name = …`) outlives the scavenges, optimised or not; `Object.assign({}, base, { name })`
 //                        and a literal written out do not. statecraft's own step had a few of those.
 //   node bench/v8-promotes.mjs      (each variant in a child process of its own)
-import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { traceGc } from "./lib/promoted.mjs";
 
 const VARIANTS = {
   assigned: ["--no-opt", "--no-sparkplug"],
@@ -23,15 +23,7 @@ const VARIANTS = {
 const variant = process.argv[2];
 if (variant === undefined) {
   for (const [name, flags] of Object.entries(VARIANTS)) {
-    const child = spawnSync(process.execPath, [...flags, "--trace-gc-nvp", fileURLToPath(import.meta.url), name], { encoding: "utf8", maxBuffer: 1 << 26 });
-    if (child.status !== 0) throw new Error(child.stderr);
-    let promoted = 0;
-    let allocated = 0;
-    for (const line of child.stdout.split("\n")) {
-      if (!/\bgc=s\b/.test(line)) continue;
-      promoted += Number(/\bpromoted=(\d+)/.exec(line)[1]);
-      allocated += Number(/\ballocated=(\d+)/.exec(line)[1]);
-    }
+    const { promoted, allocated } = traceGc([fileURLToPath(import.meta.url), name], { flags });
     console.log(`${name.padEnd(9)} ${(flags.join(" ") || "optimised").padEnd(24)} promoted ${((100 * promoted) / allocated).toFixed(2).padStart(6)} % of ${(allocated / 2 ** 20).toFixed(0)} MB allocated`);
   }
 } else {
