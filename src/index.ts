@@ -2,6 +2,7 @@ export { query, type QueryRun } from "./query.js";
 export { resume, type ResumeOptions } from "./resume.js";
 export { fileRunStore, runsFolder } from "./durable/file-run-store.js";
 export type { RunStore, SaveHint, StoredRun, StoredCall, StoredSettings } from "./durable/run-store.js";
+export type { RecordedSettings, PermissionSettings, TracedRunOptions, TracedTool } from "./record/settings-record.js";
 export type { PendingCall } from "./machine/context.js";
 export type { CompletedRunResult, SuspendedRunResult } from "./events.js";
 export type { QueryOptions } from "./options.js";

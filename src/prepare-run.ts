@@ -1,14 +1,11 @@
 import { randomUUID } from "./util/node-crypto.js";
 import { statSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
-import type { createActor } from "xstate";
-import type { Effects } from "./actors/effects.js";
 import { AgentError } from "./errors/agent-error.js";
 import { HOOK_NAMES, type AgentHooks } from "./hooks.js";
-import type { engineMachine } from "./machine/engine.js";
 import type { EngineDeps, EngineInput, Inbox, LoopSettings } from "./machine/context.js";
 import type { Message } from "./models/messages.js";
-import type { ToolSpec } from "./models/model.js";
+import type { Model } from "./models/model.js";
 import {
   DEFAULT_KEEP_RECENT_TOKENS,
   DEFAULT_MAX_DELEGATION_DEPTH,
@@ -21,41 +18,16 @@ import {
   type QueueMode,
 } from "./options.js";
 import { createPermissionPolicy } from "./permissions/policy.js";
+import type { PermissionPolicy } from "./permissions/types.js";
 import type { AnyTool } from "./tools/define-tool.js";
 import { agentFolder } from "./record/agent-folder.js";
-import type { LineSink } from "./record/jsonl-writer.js";
+import type { RecordedSettings } from "./record/settings-record.js";
 import { checkSessionId } from "./record/transcript.js";
-import { isHttpUrl, type RunStore, type StoredSettings } from "./durable/run-store.js";
+import type { RunStore } from "./durable/run-store.js";
+import type { RunSettings } from "./run-settings.js";
 
 // query()'s door: every option checked (each mistake an INVALID_OPTIONS naming the option and the fix) and turned
-// into what the engine machine starts with. query(), resume(), sessions, subagents, fork and replay all start here.
-
-/** What a run is started with, after the options were checked. */
-export interface PreparedRun {
-  input: EngineInput;
-  traceFile: string | false;
-  runOptions: Record<string, unknown>;
-  forkedAt?: { sessionId: string; seq: number };
-  /** What the run store keeps of the run's settings if it suspends. */
-  settings: StoredSettings;
-  /** A resumed run (resume.ts): where its trace goes on, the `resumed` line, and the run store it came from. */
-  resumed?: { seq: number; fields: Record<string, unknown>; store: RunStore; release: () => Promise<void>; recovered: boolean };
-  /** A run hosted by another engine (statecraft/dbos): its effects, and where its lines go. */
-  hosted?: HostedRun;
-}
-
-/**
- * What a host (statecraft/dbos) changes in a run: the effects (each a durable step there), and the trace, transcript
- * and audit lines written to its sinks instead of files. A hosted run keeps no checkpoints of its own: the host's
- * journal is what recovers it.
- */
-export interface HostedRun {
-  /** Default: the engine's own (a subagent of a hosted run runs inside its parent's tool step, journalled as one). */
-  effects?: Effects;
-  sinks: { trace: LineSink; transcript: LineSink; audit: LineSink };
-  /** The host's time for the machine (its deadline and `timedOut` guard) and the clock its timers go through. */
-  time?: { machine: Omit<Parameters<typeof engineMachine.provide>[0], "actors">; clock: NonNullable<Parameters<typeof createActor>[1]>["clock"] };
-}
+// into the run's settings. query(), resume(), sessions, subagents, fork and replay all start here.
 
 /** How a run sits in a tree of runs (subagents) or a session (queues); not options a caller sets. */
 export interface RunPlacement {
@@ -71,78 +43,116 @@ export interface RunPlacement {
   forkedAt?: { sessionId: string; seq: number };
 }
 
-export function prepare(userInput: string, options: QueryOptions, placement: RunPlacement = {}): PreparedRun {
-  const fail = (message: string) => new AgentError("INVALID_OPTIONS", message);
+const fail = (message: string) => new AgentError("INVALID_OPTIONS", message);
+
+/** Checks query()'s options and makes the run's settings (its permission policy included, built here once). */
+export function prepare(userInput: string, options: QueryOptions, placement: RunPlacement = {}): RunSettings {
   if (typeof userInput !== "string") throw fail(`query(input, options): input must be a string, got ${typeof userInput}`);
   if (!options || typeof options !== "object") throw fail("query(input, options): options are required, at least { model }");
-  const model = options.model;
+  const model = checkModel(options.model);
+  const recorded = recordedSettings(options, placement);
+  const cwd = checkCwd(options.cwd);
+  const sessionId = checkedSessionId(placement.sessionId ?? options.sessionId ?? randomUUID());
+  const tools = checkTools(options.tools);
+  checkStorage(options);
+  // The policy is the run's own from here on: a bad mode or a malformed rule throws now, with the policy's message.
+  let policy: PermissionPolicy;
+  try {
+    policy = createPermissionPolicy(options.permissions ?? {}, [], { cwd });
+  } catch (error) {
+    throw fail(`options.${(error as Error).message}`);
+  }
+  checkInspect(options.inspect);
+  const traceFile = options.traceFile === false ? false : options.traceFile === undefined ? join(agentFolder(cwd), "trace.jsonl") : isAbsolute(options.traceFile) ? options.traceFile : resolve(cwd, options.traceFile);
+  const deps: EngineDeps = {
+    model,
+    tools,
+    toolSpecs: [...tools.values()].map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema })),
+    permissions: options.permissions ?? {},
+    policy,
+    hooks: checkHooks(options),
+    ...(options.summarize ? { summarize: options.summarize } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
+  };
+  const input: EngineInput = {
+    sessionId,
+    userInput,
+    cwd,
+    ...(recorded.systemPrompt !== undefined ? { systemPrompt: recorded.systemPrompt } : {}),
+    maxTurns: recorded.maxTurns,
+    maxToolCalls: recorded.maxToolCalls,
+    timeoutMs: recorded.timeoutMs,
+    deps,
+    loop: loopOf(recorded, model, placement, traceFile),
+    ...(placement.inbox ? { inbox: placement.inbox } : {}),
+    ...(placement.history ? { history: placement.history } : {}),
+  };
+  return {
+    input,
+    recorded,
+    traceFile,
+    continued: options.sessionId !== undefined || placement.sessionId !== undefined,
+    queueModes: placement.steeringMode !== undefined,
+    ...(placement.forkedAt ? { forkedAt: placement.forkedAt } : {}),
+  };
+}
+
+function checkModel(model: Model | undefined): Model {
   if (!model || typeof model.stream !== "function") {
     throw fail("options.model must be a Model (scriptedModel([...]), openaiModel({ model }), or an object with stream())");
   }
-  const limit = (name: "maxTurns" | "maxToolCalls" | "timeoutMs", fallback: number, min: number) => {
-    const value = options[name];
-    if (value === undefined) return fallback;
-    if (typeof value !== "number" || !Number.isFinite(value) || value < min || (name !== "timeoutMs" && !Number.isInteger(value))) {
-      throw fail(`options.${name} must be ${name === "timeoutMs" ? "a number of milliseconds" : "a whole number"} ≥ ${min}, got ${JSON.stringify(value)}`);
-    }
-    return value;
-  };
-  const maxTurns = limit("maxTurns", DEFAULT_MAX_TURNS, 1);
-  const maxToolCalls = limit("maxToolCalls", DEFAULT_MAX_TOOL_CALLS, 0);
-  const timeoutMs = limit("timeoutMs", DEFAULT_TIMEOUT_MS, 1);
-  if (options.cwd !== undefined && typeof options.cwd !== "string") throw fail(`options.cwd must be a folder's path, got ${JSON.stringify(options.cwd)}`);
-  const cwd = resolve(options.cwd ?? process.cwd());
-  // The workspace is never made up: a mistyped cwd would otherwise get an empty .agent/ and tools that find nothing.
-  if (!isFolder(cwd)) throw fail(`options.cwd ${JSON.stringify(options.cwd ?? cwd)} is not an existing folder (resolved to ${cwd}); give the project's folder`);
-  const sessionId = placement.sessionId ?? options.sessionId ?? randomUUID();
+  return model;
+}
+
+/** The workspace is never made up: a mistyped cwd would otherwise get an empty .agent/ and tools that find nothing. */
+function checkCwd(given: unknown): string {
+  if (given !== undefined && typeof given !== "string") throw fail(`options.cwd must be a folder's path, got ${JSON.stringify(given)}`);
+  const cwd = resolve(given ?? process.cwd());
+  if (!isFolder(cwd)) throw fail(`options.cwd ${JSON.stringify(given ?? cwd)} is not an existing folder (resolved to ${cwd}); give the project's folder`);
+  return cwd;
+}
+
+function checkedSessionId(sessionId: unknown): string {
   if (typeof sessionId !== "string") throw fail("options.sessionId must be a string");
   try {
     checkSessionId(sessionId);
   } catch (error) {
     throw fail(`options.${(error as Error).message}`);
   }
+  return sessionId;
+}
+
+function checkTools(given: readonly AnyTool[] | undefined): Map<string, AnyTool> {
   const tools = new Map<string, AnyTool>();
-  for (const tool of options.tools ?? []) {
+  for (const tool of given ?? []) {
     if (!tool || typeof tool.validateInput !== "function") {
       throw fail(`options.tools: every tool must be made with defineTool() (got ${JSON.stringify((tool as { name?: unknown })?.name ?? tool)})`);
     }
     if (tools.has(tool.name)) throw fail(`options.tools: two tools are named "${tool.name}"; tool names must be unique`);
     tools.set(tool.name, tool);
   }
-  const permissions = options.permissions ?? {};
-  if (permissions.whenUnanswered !== undefined && permissions.whenUnanswered !== "deny" && permissions.whenUnanswered !== "suspend") {
-    throw fail(`options.permissions.whenUnanswered must be "deny" or "suspend", got ${JSON.stringify(permissions.whenUnanswered)}`);
-  }
+  return tools;
+}
+
+/** `durable` and `runStore`: where the run is kept for resume(). */
+function checkStorage(options: QueryOptions): void {
   if (options.durable !== undefined && typeof options.durable !== "boolean") throw fail("options.durable must be true or false");
-  if (options.runStore !== undefined) {
-    const store = options.runStore as Partial<RunStore> | null;
-    if (!store || typeof store !== "object" || (["save", "load", "list", "delete"] as const).some((name) => typeof store[name] !== "function")) {
-      throw fail("options.runStore must be a RunStore: an object with async save, load, list and delete (fileRunStore(cwd) is the default)");
-    }
+  if (options.runStore === undefined) return;
+  const store = options.runStore as Partial<RunStore> | null;
+  if (!store || typeof store !== "object" || (["save", "load", "list", "delete"] as const).some((name) => typeof store[name] !== "function")) {
+    throw fail("options.runStore must be a RunStore: an object with async save, load, list and delete (fileRunStore(cwd) is the default)");
   }
-  // The policy is built when the run starts; built here too so that a bad mode or a malformed rule throws now, not
-  // mid-run, with the policy's own message (the one place that checks them).
-  try {
-    createPermissionPolicy(permissions, [], { cwd });
-  } catch (error) {
-    throw fail(`options.${(error as Error).message}`);
+}
+
+function checkInspect(inspect: unknown): void {
+  if (inspect === undefined) return;
+  const port = (inspect as { port?: unknown } | null)?.port;
+  if (inspect === null || typeof inspect !== "object" || (port !== undefined && (typeof port !== "number" || !Number.isInteger(port) || port < 0 || port > 65535))) {
+    throw fail("options.inspect must be { port?: number (0-65535; 0 picks a free port), keepOpen?: boolean }");
   }
-  if (options.systemPrompt !== undefined && typeof options.systemPrompt !== "string") throw fail("options.systemPrompt must be a string");
-  if (options.inspect !== undefined) {
-    const port = (options.inspect as { port?: unknown } | null)?.port;
-    if (options.inspect === null || typeof options.inspect !== "object" || (port !== undefined && (typeof port !== "number" || !Number.isInteger(port) || port < 0 || port > 65535))) {
-      throw fail("options.inspect must be { port?: number (0-65535; 0 picks a free port), keepOpen?: boolean }");
-    }
-  }
-  const traceFile =
-    options.traceFile === false
-      ? false
-      : options.traceFile === undefined
-        ? join(agentFolder(cwd), "trace.jsonl")
-        : isAbsolute(options.traceFile)
-          ? options.traceFile
-          : resolve(cwd, options.traceFile);
-  const toolSpecs: ToolSpec[] = [...tools.values()].map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema }));
+}
+
+function checkHooks(options: QueryOptions): AgentHooks {
   const hooks: AgentHooks = {};
   for (const name of HOOK_NAMES) {
     const hook = options[name];
@@ -151,106 +161,69 @@ export function prepare(userInput: string, options: QueryOptions, placement: Run
     (hooks as Record<string, unknown>)[name] = hook;
   }
   if (options.summarize !== undefined && typeof options.summarize !== "function") throw fail("options.summarize must be a function");
-  const positive = (name: "contextWindow" | "reserveTokens" | "keepRecentTokens" | "maxRepeatedCalls" | "maxTokens" | "maxDelegationDepth", min: number) => {
+  return hooks;
+}
+
+/** The options that are plain data, checked, with the defaults filled in (a subagent's depth limit is its tree's). */
+function recordedSettings(options: QueryOptions, placement: RunPlacement): RecordedSettings {
+  const limit = (name: "maxTurns" | "maxToolCalls" | "timeoutMs", fallback: number, min: number) => {
+    const value = options[name];
+    if (value === undefined) return fallback;
+    if (typeof value !== "number" || !Number.isFinite(value) || value < min || (name !== "timeoutMs" && !Number.isInteger(value))) {
+      throw fail(`options.${name} must be ${name === "timeoutMs" ? "a number of milliseconds" : "a whole number"} ≥ ${min}, got ${JSON.stringify(value)}`);
+    }
+    return value;
+  };
+  const whole = (name: "contextWindow" | "reserveTokens" | "keepRecentTokens" | "maxRepeatedCalls" | "maxTokens" | "maxDelegationDepth", min: number) => {
     const value = options[name];
     if (value === undefined) return undefined;
     if (typeof value !== "number" || !Number.isInteger(value) || value < min) throw fail(`options.${name} must be a whole number ≥ ${min}, got ${JSON.stringify(value)}`);
     return value;
   };
-  const loop: LoopSettings = {
-    steeringMode: placement.steeringMode ?? "one-at-a-time",
-    followUpMode: placement.followUpMode ?? "one-at-a-time",
-    contextWindow: positive("contextWindow", 1) ?? model.contextWindow ?? 0,
-    reserveTokens: positive("reserveTokens", 0) ?? DEFAULT_RESERVE_TOKENS,
-    keepRecentTokens: positive("keepRecentTokens", 0) ?? DEFAULT_KEEP_RECENT_TOKENS,
-    maxRepeatedCalls: positive("maxRepeatedCalls", 1) ?? DEFAULT_MAX_REPEATED_CALLS,
-    ...(options.maxTokens !== undefined ? { maxTokens: positive("maxTokens", 1) } : {}),
-    depth: placement.depth ?? 0,
-    maxDelegationDepth: placement.maxDelegationDepth ?? positive("maxDelegationDepth", 0) ?? DEFAULT_MAX_DELEGATION_DEPTH,
-    ...(placement.parentSession !== undefined ? { parentSession: placement.parentSession } : {}),
-    traceFile,
-  };
-  const deps: EngineDeps = {
-    model,
-    tools,
-    toolSpecs,
-    permissions,
-    hooks,
-    ...(options.summarize ? { summarize: options.summarize } : {}),
-    ...(options.signal ? { signal: options.signal } : {}),
-  };
-  const runOptions: Record<string, unknown> = {
-    model: model.name,
-    maxTurns,
-    maxToolCalls,
-    timeoutMs,
-    cwd,
-    ...(options.systemPrompt !== undefined ? { systemPrompt: options.systemPrompt } : {}),
-    ...(options.sessionId !== undefined || placement.sessionId !== undefined ? { continued: true } : {}),
-    ...(loop.contextWindow > 0 ? { contextWindow: loop.contextWindow, reserveTokens: loop.reserveTokens, keepRecentTokens: loop.keepRecentTokens } : {}),
-    maxRepeatedCalls: loop.maxRepeatedCalls,
-    ...(placement.steeringMode !== undefined ? { steeringMode: loop.steeringMode, followUpMode: loop.followUpMode } : {}),
-    ...(loop.maxTokens !== undefined ? { maxTokens: loop.maxTokens } : {}),
-    ...(loop.depth > 0 ? { depth: loop.depth } : {}),
-    maxDelegationDepth: loop.maxDelegationDepth,
-    hooks: Object.keys(hooks),
-    permissions: {
-      mode: permissions.mode ?? "default",
-      allow: permissions.allow ?? [],
-      ask: permissions.ask ?? [],
-      deny: permissions.deny ?? [],
-      onAsk: permissions.onAsk !== undefined,
-      ...(permissions.whenUnanswered !== undefined ? { whenUnanswered: permissions.whenUnanswered } : {}),
-    },
-    tools: [...tools.values()].map((t) => ({
-      name: t.name,
-      description: t.description,
-      inputSchema: t.inputSchema,
-      risk: t.risk,
-      executionMode: t.executionMode,
-      ...(t.timeoutMs !== undefined ? { timeoutMs: t.timeoutMs } : {}),
-    })),
+  if (options.systemPrompt !== undefined && typeof options.systemPrompt !== "string") throw fail("options.systemPrompt must be a string");
+  const permissions = options.permissions ?? {};
+  if (permissions.whenUnanswered !== undefined && permissions.whenUnanswered !== "deny" && permissions.whenUnanswered !== "suspend") {
+    throw fail(`options.permissions.whenUnanswered must be "deny" or "suspend", got ${JSON.stringify(permissions.whenUnanswered)}`);
+  }
+  const optional = (name: "maxTokens" | "contextWindow" | "reserveTokens" | "keepRecentTokens", min: number) => {
+    const value = whole(name, min);
+    return value === undefined ? {} : { [name]: value };
   };
   return {
-    input: {
-      sessionId,
-      userInput,
-      cwd,
-      ...(options.systemPrompt !== undefined ? { systemPrompt: options.systemPrompt } : {}),
-      maxTurns,
-      maxToolCalls,
-      timeoutMs,
-      deps,
-      loop,
-      ...(placement.inbox ? { inbox: placement.inbox } : {}),
-      ...(placement.history ? { history: placement.history } : {}),
+    ...(options.systemPrompt !== undefined ? { systemPrompt: options.systemPrompt } : {}),
+    maxTurns: limit("maxTurns", DEFAULT_MAX_TURNS, 1),
+    maxToolCalls: limit("maxToolCalls", DEFAULT_MAX_TOOL_CALLS, 0),
+    timeoutMs: limit("timeoutMs", DEFAULT_TIMEOUT_MS, 1),
+    permissions: {
+      mode: permissions.mode ?? "default",
+      allow: [...(permissions.allow ?? [])],
+      ask: [...(permissions.ask ?? [])],
+      deny: [...(permissions.deny ?? [])],
+      ...(permissions.whenUnanswered !== undefined ? { whenUnanswered: permissions.whenUnanswered } : {}),
     },
+    maxRepeatedCalls: whole("maxRepeatedCalls", 1) ?? DEFAULT_MAX_REPEATED_CALLS,
+    ...optional("maxTokens", 1),
+    ...optional("contextWindow", 1),
+    ...optional("reserveTokens", 0),
+    ...optional("keepRecentTokens", 0),
+    maxDelegationDepth: placement.maxDelegationDepth ?? whole("maxDelegationDepth", 0) ?? DEFAULT_MAX_DELEGATION_DEPTH,
+  };
+}
+
+/** The loop's settings as the engine applies them: the model's context window when none was given, the run's place. */
+function loopOf(recorded: RecordedSettings, model: Model, placement: RunPlacement, traceFile: string | false): LoopSettings {
+  return {
+    steeringMode: placement.steeringMode ?? "one-at-a-time",
+    followUpMode: placement.followUpMode ?? "one-at-a-time",
+    contextWindow: recorded.contextWindow ?? model.contextWindow ?? 0,
+    reserveTokens: recorded.reserveTokens ?? DEFAULT_RESERVE_TOKENS,
+    keepRecentTokens: recorded.keepRecentTokens ?? DEFAULT_KEEP_RECENT_TOKENS,
+    maxRepeatedCalls: recorded.maxRepeatedCalls,
+    ...(recorded.maxTokens !== undefined ? { maxTokens: recorded.maxTokens } : {}),
+    depth: placement.depth ?? 0,
+    maxDelegationDepth: recorded.maxDelegationDepth,
+    ...(placement.parentSession !== undefined ? { parentSession: placement.parentSession } : {}),
     traceFile,
-    runOptions,
-    settings: {
-      userInput,
-      ...(options.systemPrompt !== undefined ? { systemPrompt: options.systemPrompt } : {}),
-      ...(model.name !== undefined ? { model: model.name } : {}),
-      ...(isHttpUrl(model.baseUrl) ? { baseUrl: model.baseUrl, keySent: model.sendsKey === true } : {}),
-      maxTurns,
-      maxToolCalls,
-      timeoutMs,
-      traceFile,
-      permissions: {
-        mode: permissions.mode ?? "default",
-        allow: [...(permissions.allow ?? [])],
-        ask: [...(permissions.ask ?? [])],
-        deny: [...(permissions.deny ?? [])],
-        ...(permissions.whenUnanswered !== undefined ? { whenUnanswered: permissions.whenUnanswered } : {}),
-      },
-      maxRepeatedCalls: loop.maxRepeatedCalls,
-      ...(loop.maxTokens !== undefined ? { maxTokens: loop.maxTokens } : {}),
-      ...(options.contextWindow !== undefined ? { contextWindow: options.contextWindow } : {}),
-      ...(options.reserveTokens !== undefined ? { reserveTokens: options.reserveTokens } : {}),
-      ...(options.keepRecentTokens !== undefined ? { keepRecentTokens: options.keepRecentTokens } : {}),
-      maxDelegationDepth: loop.maxDelegationDepth,
-    },
-    ...(placement.forkedAt ? { forkedAt: placement.forkedAt } : {}),
   };
 }
 

@@ -25,7 +25,8 @@ import { storedRunOf } from "./durable/stored-run.js";
 import { runCheckpointer } from "./durable/run-checkpoint.js";
 import { transcriptWriter } from "./record/transcript-writer.js";
 import { effectsActor } from "./actors/effects.js";
-import { prepare, type PreparedRun } from "./prepare-run.js";
+import { prepare } from "./prepare-run.js";
+import { storedSettingsOf, tracedOptionsOf, type RunSettings } from "./run-settings.js";
 
 /**
  * The most events the bridge holds for a caller slower than the engine (an instant model, a consumer that awaits
@@ -50,7 +51,8 @@ export interface QueryRun<Call extends ToolCall = ToolCall> extends AsyncGenerat
   readonly result: Promise<RunResult>;
 }
 
-export { prepare, type PreparedRun, type HostedRun, type RunPlacement } from "./prepare-run.js";
+export { prepare, type RunPlacement } from "./prepare-run.js";
+export type { RunSettings, HostedRun } from "./run-settings.js";
 
 /**
  * Runs the agent on `input`: the engine machine from build_context to done, as an async generator of events.
@@ -82,7 +84,7 @@ export interface RunLifecycle {
 export type EngineActor = Actor<typeof engineMachine>;
 
 /** Starts a prepared run as a QueryRun; nothing happens until the first next(). */
-export function startRun(prepared: PreparedRun, options: QueryOptions, lifecycle: RunLifecycle = {}): QueryRun {
+export function startRun(prepared: RunSettings, options: QueryOptions, lifecycle: RunLifecycle = {}): QueryRun {
   const result = returned<RunResult>();
   const control: RunControl = { aborted: false, finished: result.resolve };
   const generator = runEngine(prepared, options, control, lifecycle) as QueryRun;
@@ -109,7 +111,7 @@ export function withResult(generator: QueryRun, sessionId: string, result = retu
 }
 
 async function* runEngine(
-  prepared: PreparedRun,
+  prepared: RunSettings,
   options: QueryOptions,
   control: RunControl,
   lifecycle: RunLifecycle,
@@ -157,7 +159,8 @@ async function* runEngine(
     lifecycle.notStarted?.();
     throw error;
   }
-  const inspected = inspector?.attach({ sessionId: input.sessionId, input: input.userInput, runOptions: prepared.runOptions });
+  const runOptions = tracedOptionsOf(prepared);
+  const inspected = inspector?.attach({ sessionId: input.sessionId, input: input.userInput, runOptions });
   if (inspector && inspected) input.deps.permissions = askThroughInspector(input.deps.permissions, inspector, inspected);
   const secrets = secretValues();
 
@@ -209,7 +212,7 @@ async function* runEngine(
             // A trace in the workspace's own .agent/ is written like the engine's other files there: never through a link.
             ...(prepared.traceFile && isInside(agentFolder(input.cwd), resolve(input.cwd, prepared.traceFile)) ? { inside: agentFolder(input.cwd) } : {}),
             sessionId: input.sessionId,
-            runOptions: prepared.runOptions,
+            runOptions,
             secrets,
             onError: reportWriteFailure,
             ...(input.loop.parentSession !== undefined ? { parentSession: input.loop.parentSession } : {}),
@@ -224,7 +227,8 @@ async function* runEngine(
   ];
 
   const riskOf = (name: string) => input.deps.tools.get(name)?.risk;
-  const checkpoints = durable && locked ? [runCheckpointer({ store, settings: prepared.settings, riskOf, ...(trace ? { trace } : {}), onError: reportWriteFailure })] : [];
+  const settings = storedSettingsOf(prepared);
+  const checkpoints = durable && locked ? [runCheckpointer({ store, settings, riskOf, ...(trace ? { trace } : {}), onError: reportWriteFailure })] : [];
   writers.push(...checkpoints);
 
   if (inspector) push({ type: "inspector", url: inspector.url });
@@ -268,7 +272,7 @@ async function* runEngine(
     const context = actor.getSnapshot().context;
     actor.stop();
     for (const writer of writers) writer.close();
-    await store.save(storedRunOf(context, prepared.settings, trace?.nextSeq() ?? 0, Date.now()));
+    await store.save(storedRunOf(context, settings, trace?.nextSeq() ?? 0, Date.now()));
     settle(event);
     inspected?.end();
     const result: RunResult = {

@@ -2,9 +2,8 @@ import { resolve } from "node:path";
 import { AgentError } from "./errors/agent-error.js";
 import type { AgentEvent, RunResult } from "./events.js";
 import { checkOptionNames, QUERY_OPTION_NAMES, type QueryOptions } from "./options.js";
-import { createPermissionPolicy } from "./permissions/policy.js";
 import type { PermissionAnswer, PermissionOptions } from "./permissions/types.js";
-import { prepare, startRun, withResult, type PreparedRun, type QueryRun, type RunLifecycle } from "./query.js";
+import { prepare, startRun, withResult, type RunSettings, type QueryRun, type RunLifecycle } from "./query.js";
 import { returned } from "./util/returned.js";
 import type { Inbox } from "./machine/context.js";
 import { fileRunStore } from "./durable/file-run-store.js";
@@ -41,7 +40,7 @@ export function resumeRun(
   options: ResumeOptions,
   lifecycle: RunLifecycle = {},
   queued?: () => Inbox,
-  host?: (prepared: PreparedRun) => void,
+  host?: (prepared: RunSettings) => void,
   optionNames?: readonly string[],
 ): QueryRun {
   const result = returned<RunResult>();
@@ -67,7 +66,7 @@ async function* run(
   control: ResumeControl,
   lifecycle: RunLifecycle,
   queued: (() => Inbox) | undefined,
-  host: ((prepared: PreparedRun) => void) | undefined,
+  host: ((prepared: RunSettings) => void) | undefined,
   optionNames: readonly string[] | undefined,
 ): AsyncGenerator<AgentEvent, RunResult, undefined> {
   const fail = (message: string) => new AgentError("INVALID_OPTIONS", message);
@@ -137,6 +136,12 @@ async function* run(
       prepared.input.inbox = { steering: [...inbox.steering, ...more.steering], followUp: [...inbox.followUp, ...more.followUp] };
     }
     host?.(prepared);
+    // build_context is not run again, so the session's remembered (signed) allow rules are added to the run's policy
+    // here: from its transcript, or, for a hosted run, from where its host keeps them (the host added them).
+    if (!prepared.hosted) {
+      const warn = (message: string) => options.logger?.warn({ sessionId }, `statecraft: ${message}`);
+      prepared.input.deps.policy!.addSessionRules(loadTranscript(cwd, sessionId, warn).allowRules);
+    }
     const inner = startRun(prepared, queryOptions, lifecycle);
     control.inner = inner;
     // The resumed run's result is known at its last event, as a query's is (QueryRun.result).
@@ -150,7 +155,7 @@ async function* run(
 }
 
 /** The run as it was started, with what resume() was given instead. */
-function prepareResumed(stored: StoredRun, options: ResumeOptions, cwd: string) {
+function prepareResumed(stored: StoredRun, options: ResumeOptions, cwd: string): RunSettings {
   const s = stored.settings;
   // The recorded permission settings (signed with the run) apply, each unless resume() is given its own.
   const permissions: PermissionOptions = {
@@ -179,16 +184,11 @@ function prepareResumed(stored: StoredRun, options: ResumeOptions, cwd: string) 
     cwd,
     sessionId: stored.sessionId,
   };
-  const prepared = prepare(s.userInput, merged, {
+  return prepare(s.userInput, merged, {
     sessionId: stored.sessionId,
     history: storedMessages(stored),
     inbox: { steering: [...stored.inbox.steering], followUp: [...stored.inbox.followUp] },
   });
-  // build_context is not run again, so the policy it would make is made here: the run's rules plus the session's
-  // remembered (signed) allow rules from its transcript.
-  const warn = (message: string) => options.logger?.warn({ sessionId: stored.sessionId }, `statecraft: ${message}`);
-  prepared.input.deps.policy = createPermissionPolicy(permissions, loadTranscript(cwd, stored.sessionId, warn).allowRules, { cwd });
-  return prepared;
 }
 
 /** The seq after the session's last line in the trace (at least `known`, the checkpoint's). */

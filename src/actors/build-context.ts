@@ -3,8 +3,7 @@ import { estimateContextTokens, estimateTokensOf, type UsageAnchor } from "../co
 import { callHook, type AgentHooks } from "../hooks.js";
 import type { Message } from "../models/messages.js";
 import type { Model } from "../models/model.js";
-import { createPermissionPolicy } from "../permissions/policy.js";
-import type { PermissionOptions, PermissionPolicy } from "../permissions/types.js";
+import type { PermissionPolicy } from "../permissions/types.js";
 import { historyForModel, loadTranscript } from "../record/transcript.js";
 
 export interface BuildContextInput {
@@ -14,7 +13,8 @@ export interface BuildContextInput {
   cwd: string;
   userInput: string;
   systemPrompt?: string;
-  permissions: PermissionOptions;
+  /** The run's policy (built with its settings): the session's remembered allow rules are added to it here. */
+  policy: PermissionPolicy;
   /** History given by the caller instead of read from the transcript (first build), or the conversation so far. */
   history?: readonly Message[];
   /** The coming turn (model calls made so far + 1). */
@@ -35,6 +35,7 @@ export interface BuildContextInput {
 export interface BuiltContext {
   /** The conversation from now on (a new list when it changed), system prompt first when there is one. */
   messages?: Message[];
+  /** A policy that replaces the run's (a replay's stand-in, which gives each call its recorded verdict). */
   policy?: PermissionPolicy;
   /** `shouldStopAfterTurn` said stop. */
   stop?: boolean;
@@ -58,10 +59,10 @@ export async function buildContext(input: BuildContextInput, signal: AbortSignal
     for (const m of historyForModel(loaded.messages)) if (m.role !== "system") messages.push(m);
     // A fork given a conversation and no new request goes on from the conversation as it stood.
     if (!(input.history && input.userInput === "")) messages.push({ role: "user", content: input.userInput });
-    const policy = createPermissionPolicy(input.permissions, loaded.allowRules, { cwd: input.cwd });
+    input.policy.addSessionRules(loaded.allowRules);
     // Every later decision of the run is synchronous: the bash parser must be there before the first one.
-    await policy.ready;
-    const built: BuiltContext = { messages, policy };
+    await input.policy.ready;
+    const built: BuiltContext = { messages };
     const compaction = await compactIfNeeded(input, messages, signal);
     return compaction ? { ...built, ...compaction } : built;
   }

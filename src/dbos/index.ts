@@ -7,5 +7,6 @@ export { recoverRuns } from "./recover.js";
 export { closeClients } from "./clients.js";
 export { listRuns, readLines, loadSessionFromDatabase, type ListedRun } from "./read.js";
 export type { RunOptions } from "./run-options.js";
+export type { RecordedSettings, PermissionSettings } from "../record/settings-record.js";
 export { turnScript, turnScriptFile } from "./turn-script.js";
 export type { RunStatus } from "./names.js";

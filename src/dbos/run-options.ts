@@ -2,23 +2,33 @@ import { AgentError } from "../errors/agent-error.js";
 import type { PermissionMode, PermissionOptions } from "../permissions/types.js";
 import { isPermissionMode, PERMISSION_MODE_LIST } from "../permissions/modes.js";
 import { createPermissionPolicy } from "../permissions/policy.js";
+import type { PermissionSettings, RecordedSettings } from "../record/settings-record.js";
 
-/** The serialisable part of query()'s options a queued run carries (no callbacks, no model, no tools). */
-export interface RunOptions {
-  maxTurns?: number;
-  maxToolCalls?: number;
-  timeoutMs?: number;
-  systemPrompt?: string;
-  maxRepeatedCalls?: number;
-  maxTokens?: number;
-  contextWindow?: number;
-  reserveTokens?: number;
-  keepRecentTokens?: number;
-  permissions?: { mode?: PermissionMode; allow?: string[]; ask?: string[]; deny?: string[] };
+/**
+ * What a queued run carries (no callbacks, no model, no tools): a run's recorded settings, each optional (the worker's
+ * defaults apply), less the subagent depth, which is the worker's. Its permissions narrow the worker's (a question
+ * nobody can answer always suspends a queued run, so `whenUnanswered` is not the run's to set).
+ */
+export interface RunOptions extends Partial<Omit<RecordedSettings, "permissions" | "maxDelegationDepth">> {
+  permissions?: { mode?: PermissionMode } & Partial<Pick<PermissionSettings, "allow" | "ask" | "deny">>;
 }
 
-const NUMBERS = ["maxTurns", "maxToolCalls", "timeoutMs", "maxRepeatedCalls", "maxTokens", "contextWindow", "reserveTokens", "keepRecentTokens"] as const;
-const KNOWN = new Set<string>([...NUMBERS, "systemPrompt", "permissions"]);
+const NUMBERS = ["maxTurns", "maxToolCalls", "timeoutMs", "maxRepeatedCalls", "maxTokens", "contextWindow", "reserveTokens", "keepRecentTokens"] as const satisfies ReadonlyArray<keyof RunOptions>;
+// Every option of RunOptions by name; `satisfies` keeps the list equal to the type (a new setting must be added here).
+const OPTION_KEYS = {
+  maxTurns: true,
+  maxToolCalls: true,
+  timeoutMs: true,
+  maxRepeatedCalls: true,
+  maxTokens: true,
+  contextWindow: true,
+  reserveTokens: true,
+  keepRecentTokens: true,
+  systemPrompt: true,
+  permissions: true,
+} as const satisfies Record<keyof RunOptions, true>;
+const KNOWN = new Set<string>(Object.keys(OPTION_KEYS));
+const RULES = { mode: true, allow: true, ask: true, deny: true } as const satisfies Record<keyof NonNullable<RunOptions["permissions"]>, true>;
 
 /** Checks what enqueueRun was given and keeps exactly the run options (a callback, a model or tools are refused). */
 export function checkRunOptions(options: Record<string, unknown>, where: string): RunOptions {
@@ -46,7 +56,7 @@ export function checkRunOptions(options: Record<string, unknown>, where: string)
   if (p !== undefined) {
     if (p === null || typeof p !== "object") throw new AgentError("INVALID_OPTIONS", `${where}: options.permissions must be { mode?, allow?, ask?, deny? }`);
     for (const key of Object.keys(p)) {
-      if (!["mode", "allow", "ask", "deny"].includes(key)) throw new AgentError("INVALID_OPTIONS", `${where}: options.permissions.${key} can't be queued (only mode, allow, ask and deny; onAsk is code: answers come through answer())`);
+      if (!Object.hasOwn(RULES, key)) throw new AgentError("INVALID_OPTIONS", `${where}: options.permissions.${key} can't be queued (only mode, allow, ask and deny; onAsk is code: answers come through answer())`);
     }
     if (p.mode !== undefined && !isPermissionMode(p.mode)) {
       throw new AgentError("INVALID_OPTIONS", `${where}: options.permissions.mode must be one of ${PERMISSION_MODE_LIST}, got ${JSON.stringify(p.mode)}`);

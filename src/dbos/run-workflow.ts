@@ -8,7 +8,7 @@ import type { Message } from "../models/messages.js";
 import type { Model } from "../models/model.js";
 import type { QueryOptions } from "../options.js";
 import type { PermissionOptions } from "../permissions/types.js";
-import { prepare, startRun, type PreparedRun, type QueryRun } from "../query.js";
+import { prepare, startRun, type RunSettings, type QueryRun } from "../query.js";
 import { resumeRun } from "../resume.js";
 import type { AnyTool } from "../tools/define-tool.js";
 import type { RunStore, StoredRun } from "../durable/run-store.js";
@@ -24,7 +24,6 @@ import { blockingRun, enqueuePiece, nextWaiting, specOfRow, withSession, type Ru
 import { replayableCallIds, stepEffects, toolStarts } from "./step-effects.js";
 import { RunClock } from "./run-clock.js";
 import { sealingRules, sessionRules } from "./session-rules.js";
-import { createPermissionPolicy } from "../permissions/policy.js";
 import { redactLine, secretValues } from "../record/redact.js";
 import { defaultLogger } from "../logger.js";
 
@@ -90,24 +89,25 @@ export async function runPiece(spec: RunSpec): Promise<PieceOutcome> {
   // its trace lines carrying parentSession, as they would go to the parent's trace file and its own transcript.
   const children: PgLines[] = [];
   const hostSubagent = (prepared: unknown) => {
-    const child = prepared as PreparedRun;
+    const child = prepared as RunSettings;
     child.input.runId ??= randomUUID();
     const out = new PgLines(h.pool, { sessionId: child.input.sessionId, runId: child.input.runId, part: 0 }, (error) => h.logger?.error({ sessionId: child.input.sessionId }, `statecraft: ${error.message}`));
     children.push(out);
     child.hosted = { sinks: { trace: out.sink("trace"), transcript: out.sink("transcript"), audit: out.sink("audit") } };
     child.input.deps.hostSubagent = hostSubagent;
   };
-  const hostRun = (prepared: PreparedRun) => {
+  const hostRun = (prepared: RunSettings) => {
     prepared.hosted = {
-      effects: stepEffects({ workflowId, permissions, sessionRules: remembered, cwd: h.cwd, starts: toolStarts(h.pool), clock }),
+      effects: stepEffects({ workflowId, starts: toolStarts(h.pool), clock }),
       sinks: { trace: lines.sink("trace"), transcript: sealingRules(lines.sink("transcript"), lines.sink("rule"), h.key, spec.sessionId), audit: lines.sink("audit") },
       time: { machine: clock.machineOptions(), clock: clock.actorClock() },
     };
     prepared.input.startedAt = begun.now - (loaded.run?.activeMs ?? 0);
     prepared.input.deps.newCallId = replayableCallIds(workflowId);
     prepared.input.deps.hostSubagent = hostSubagent;
-    // A resumption makes its policy before any step; the session's rules are the database's, not a local transcript's.
-    if (spec.part > 0) prepared.input.deps.policy = createPermissionPolicy(permissions, remembered, { cwd: h.cwd });
+    // The session's remembered rules are the database's (read, signed, in the workflow's first step), not a local
+    // transcript's.
+    prepared.input.deps.policy!.addSessionRules(remembered);
     prepared.input.runId = spec.runId;
   };
   let run: QueryRun;

@@ -6,8 +6,6 @@ import type { Report } from "../actors/report.js";
 import { AgentError } from "../errors/agent-error.js";
 import type { EngineEvent } from "../machine/events.js";
 import type { ToolCall, ToolResult } from "../models/messages.js";
-import { createPermissionPolicy } from "../permissions/policy.js";
-import type { PermissionOptions } from "../permissions/types.js";
 import type { AnyTool } from "../tools/define-tool.js";
 import { decode, encode } from "./codec.js";
 import type { RunClock } from "./run-clock.js";
@@ -121,7 +119,7 @@ export function toolStarts(pool: pg.Pool): ToolStarts {
  * runs; found started by a replay (its process died mid-call), a `read` tool runs again and a `write`/`exec` tool does
  * not: the model gets `INTERRUPTED`, as in docs/durable.md.
  */
-export function stepEffects(options: { workflowId: string; permissions: PermissionOptions; sessionRules: readonly string[]; cwd: string; starts: ToolStarts; clock: RunClock }): Effects {
+export function stepEffects(options: { workflowId: string; starts: ToolStarts; clock: RunClock }): Effects {
   const { workflowId, starts, clock } = options;
   const wrapTool = (tool: AnyTool): AnyTool => ({
     ...tool,
@@ -142,15 +140,16 @@ export function stepEffects(options: { workflowId: string; permissions: Permissi
   });
   return {
     buildContext: (input, signal, report) =>
-      // The policy and model are code, not data: the policy is made again from the run's permissions and the
-      // session's remembered rules (read, signed, in the workflow's first step); a hook may not change the model.
-      step("buildContext", clock, signal, report, (live) => defaultEffects.buildContext(input, signal, live), ({ policy, model, ...data }) => {
+      // The model is code, not data: a hook may not change it (the policy is the run's own, made with its settings).
+      step("buildContext", clock, signal, report, (live) => defaultEffects.buildContext(input, signal, live), ({ model, ...data }) => {
         // A model is code: a replay could not make the one a hook returned again.
         if (model !== undefined) throw new AgentError("HOOK_FAILED", "hook prepareNextTurn failed: it can't change the model on a worker (a replayed run could not make that model again); choose the model in createWorker's model function, from the run's options");
-        return { ...data, ...(policy ? { policy: true } : {}) };
-      }).then(
-        (built) => ((built as { policy?: unknown }).policy ? { ...built, policy: createPermissionPolicy(options.permissions, options.sessionRules, { cwd: options.cwd }) } : built),
-      ),
+        return data;
+      }).then(async (built) => {
+        // A replayed step does not run buildContext, which waits for the policy's bash parser on a first build.
+        if (input.first) await input.policy.ready;
+        return built;
+      }),
     callModel: (input, signal, report) => step("callModel", clock, signal, report, (live) => defaultEffects.callModel(input, signal, live)),
     askPermission: (input, signal, report) => step("askPermission", clock, signal, report, (live) => defaultEffects.askPermission(input, signal, live)),
     runTools: (input, signal, report) => {

@@ -20,6 +20,8 @@ export class RecordedPermissions {
       sessionRules: [],
       evaluate: (tool, input) => this.verdict(tool.name, input),
       rememberAllow: (tool) => this.lastDecided?.permission?.rule ?? tool.name,
+      // The recorded verdicts already account for the session's rules.
+      addSessionRules: () => undefined,
     };
   }
 

@@ -5,6 +5,7 @@ import { observeEngine } from "../machine/observe.js";
 import type { QueryOptions } from "../options.js";
 import type { PermissionMode, PermissionRequest } from "../permissions/types.js";
 import { prepare } from "../query.js";
+import { tracedOptionsOf } from "../run-settings.js";
 import { checkSessionId } from "../record/transcript.js";
 import { TraceDetails } from "../record/details.js";
 import type { AnyTraceLine } from "../record/format.js";
@@ -113,7 +114,7 @@ class RunReplay {
       followUpMode: queued.followUpMode,
     });
     this.queued = queued.later;
-    this.recorder.details = new TraceDetails(prepared.runOptions);
+    this.recorder.details = new TraceDetails(tracedOptionsOf(prepared));
 
     const machine = engineMachine.provide({
       actors: {

@@ -2,6 +2,7 @@ import { createHmac, timingSafeEqual } from "../util/node-crypto.js";
 import { realpathSync } from "node:fs";
 import { resolve } from "node:path";
 import type { StoredRun } from "../record/run-record.js";
+import { isPermissionMode } from "../permissions/modes.js";
 
 /** The stored form of a run's record format. */
 export const RUN_RECORD_VERSION = 1;
@@ -78,8 +79,8 @@ export function runRecordProblem(value: unknown): string | undefined {
   if (settings.keySent !== undefined && typeof settings.keySent !== "boolean") return `"settings.keySent" is not true or false`;
   if (settings.traceFile !== false && typeof settings.traceFile !== "string") return `"settings.traceFile" is neither a path nor false`;
   const p = settings.permissions;
-  if (!isObject(p) || typeof p.mode !== "string" || !["allow", "ask", "deny"].every((k) => Array.isArray(p[k]) && (p[k] as unknown[]).every((r) => typeof r === "string"))) {
-    return `"settings.permissions" is not { mode, allow, ask, deny }`;
+  if (!isObject(p) || !isPermissionMode(p.mode) || !["allow", "ask", "deny"].every((k) => Array.isArray(p[k]) && (p[k] as unknown[]).every((r) => typeof r === "string"))) {
+    return `"settings.permissions" is not { mode, allow, ask, deny } with a known mode`;
   }
   const usage = value.usage;
   if (!isObject(usage) || !["input", "output", "cached", "reasoning"].every((k) => typeof usage[k] === "number")) return `"usage" is not { input, output, cached, reasoning }`;

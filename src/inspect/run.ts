@@ -3,6 +3,7 @@ import type { EngineObserver } from "../machine/observe.js";
 import type { PermissionRequest } from "../permissions/types.js";
 import { TraceDetails } from "../record/details.js";
 import { TRACE_VERSION } from "../record/format.js";
+import type { TracedRunOptions } from "../record/settings-record.js";
 import { isoTime } from "../record/iso-time.js";
 import { mayHoldSecret, redactLine, redactOwnPart, redactText, redactValue, secretValues } from "../record/redact.js";
 import type { InspectorHub } from "./hub.js";
@@ -43,7 +44,7 @@ export interface InspectedRunInfo {
   /** The user's input, shown with the run's name. */
   input?: string;
   /** The run's options as the trace records them on its build_context line. */
-  runOptions?: Record<string, unknown>;
+  runOptions?: TracedRunOptions;
   /** The session this one was forked from or is a subagent of. */
   parentSession?: string;
 }
@@ -82,7 +83,7 @@ export function createInspectedRun(hub: InspectorHub, info: InspectedRunInfo, ch
   };
   add(JSON.stringify(runRecord));
 
-  const details = new TraceDetails(info.runOptions ?? {});
+  const details = new TraceDetails(info.runOptions);
   // Numbered like the trace's lines (retries take a number too), so a transition's seq is its trace line's.
   let seq = 0;
   let turn = 0;

@@ -16,7 +16,7 @@ export function buildContextInput(context: EngineContext): BuildContextInput {
     cwd: context.run.cwd,
     userInput: context.run.userInput,
     ...(context.run.systemPrompt !== undefined ? { systemPrompt: context.run.systemPrompt } : {}),
-    permissions: context.deps.permissions,
+    policy: context.deps.policy!,
     ...(context.messages.length > 0 ? { history: context.messages } : {}),
     turn: context.turn + 1,
     model: context.deps.model,

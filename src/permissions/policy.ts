@@ -139,6 +139,9 @@ export function createPermissionPolicy(
       }
       return text;
     },
+    addSessionRules(rules) {
+      for (const rule of parseRules(rules, "session allow rules")) if (!allow.some((known) => known.text === rule.text)) allow.push(rule);
+    },
     get sessionRules() {
       return added;
     },

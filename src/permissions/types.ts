@@ -83,6 +83,11 @@ export interface PermissionPolicy {
   evaluate(tool: AnyTool, input: unknown, context?: PolicyContext): PolicyVerdict;
   /** Adds the allow rule an `allow_always` answer stands for (this tool, this exact subject); returns its text. */
   rememberAllow(tool: AnyTool, input: unknown, context?: PolicyContext): string;
+  /**
+   * Adds allow rules the session already holds (earlier `allow_always` answers, read from its transcript or its
+   * database): the run's policy is built once, before they are read. They are not listed in `sessionRules`.
+   */
+  addSessionRules(rules: readonly string[]): void;
   /** Rules added by `allow_always` so far (to persist with the session). */
   readonly sessionRules: readonly string[];
 }

@@ -1,5 +1,6 @@
 import type { CallRecord } from "../machine/context.js";
 import type { StateEntered } from "../machine/observe.js";
+import type { TracedRunOptions } from "./settings-record.js";
 
 /**
  * Builds each state's trace details: what led into the state, enough for the trace alone to explain and replay the
@@ -14,7 +15,8 @@ export class TraceDetails {
   private readonly tracedPermissions = new Set<string>();
   private batch: readonly CallRecord[] | undefined;
 
-  constructor(private readonly runOptions: Record<string, unknown>) {}
+  /** `runOptions`: none for a run the inspector was not told about (its first line then carries `{}`). */
+  constructor(private readonly runOptions: TracedRunOptions | Record<string, never> = {}) {}
 
   of(entered: StateEntered): Record<string, unknown> {
     const { state, context, event } = entered;

@@ -1,4 +1,5 @@
 import type { PendingCall } from "./format.js";
+import type { RecordedSettings } from "./settings-record.js";
 
 /** A tool call of the suspended batch as stored (an error kept as `{ code, message }`). */
 export interface StoredCall {
@@ -14,26 +15,18 @@ export interface StoredCall {
   announced?: boolean;
 }
 
-/** What a run was started with, so resume() can start it again the same way (overridable by resume's options). */
-export interface StoredSettings {
+/**
+ * What a run was started with, so resume() can start it again the same way (overridable by resume's options): its
+ * recorded settings, its request, its model as far as data can say, and its trace file.
+ */
+export interface StoredSettings extends RecordedSettings {
   userInput: string;
-  systemPrompt?: string;
   model?: string;
   /** The model's server (`Model.baseUrl`), when it has one: `statecraft resume` talks to it again. */
   baseUrl?: string;
   /** Whether the model sent an API key to `baseUrl`: only then does `statecraft resume` send the user's key to it. */
   keySent?: boolean;
-  maxTurns: number;
-  maxToolCalls: number;
-  timeoutMs: number;
   traceFile: string | false;
-  permissions: { mode: string; allow: string[]; ask: string[]; deny: string[]; whenUnanswered?: "deny" | "suspend" };
-  maxRepeatedCalls: number;
-  maxTokens?: number;
-  contextWindow?: number;
-  reserveTokens?: number;
-  keepRecentTokens?: number;
-  maxDelegationDepth: number;
 }
 
 /** Where a stored run stands: the state it was in when it was stored. */

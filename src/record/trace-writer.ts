@@ -2,6 +2,7 @@ import type { EngineObserver } from "../machine/observe.js";
 import { TRACE_VERSION } from "./format.js";
 import { JsonlWriter, type LineSink } from "./jsonl-writer.js";
 import { TraceDetails } from "./details.js";
+import type { TracedRunOptions } from "./settings-record.js";
 import { isoTime } from "./iso-time.js";
 import { mayHoldSecret, redactLine, redactOwnPart } from "./redact.js";
 
@@ -9,7 +10,7 @@ export interface TraceWriterOptions {
   file: string;
   sessionId: string;
   /** The run's options as recorded on the build_context line. */
-  runOptions: Record<string, unknown>;
+  runOptions: TracedRunOptions;
   secrets: readonly string[];
   parentSession?: string;
   forkedAt?: { sessionId: string; seq: number };

@@ -16,7 +16,7 @@ const LAYERS: Array<{ name: string; units: string[] }> = [
   { name: "machine", units: ["machine", "guards", "actors"] },
   { name: "durable runs", units: ["durable"] },
   { name: "inspector", units: ["inspect"] },
-  { name: "engine", units: ["query.ts", "prepare-run.ts", "resume.ts", "session.ts", "agent-tool.ts", "mcp"] },
+  { name: "engine", units: ["query.ts", "prepare-run.ts", "run-settings.ts", "resume.ts", "session.ts", "agent-tool.ts", "mcp"] },
   { name: "debugging", units: ["debug"] },
   { name: "scale-out", units: ["dbos"] },
   { name: "command line", units: ["cli", "demo"] },

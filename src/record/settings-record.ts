@@ -1,0 +1,73 @@
+/**
+ * The permission settings of a run as data: the mode and the rules, and what a question gets when nobody answers it
+ * (`onAsk` is code and is not part of it). `mode` is a string here: a stored or recorded run is untrusted input,
+ * checked as a permission mode where it is used.
+ */
+export interface PermissionSettings {
+  mode: string;
+  allow: string[];
+  ask: string[];
+  deny: string[];
+  whenUnanswered?: "deny" | "suspend";
+}
+
+/**
+ * A run's settings that are plain data (no model, tools or callbacks), as the caller gave them with the defaults
+ * filled in: the one serialisable part of a run's settings. What a durable run stores (`StoredSettings`) and what a
+ * queued run carries to a worker (statecraft/dbos `RunOptions`) are made of it.
+ */
+export interface RecordedSettings {
+  systemPrompt?: string;
+  maxTurns: number;
+  maxToolCalls: number;
+  timeoutMs: number;
+  permissions: PermissionSettings;
+  maxRepeatedCalls: number;
+  maxTokens?: number;
+  /** As given (not the model's): a resumed run asks its model again. */
+  contextWindow?: number;
+  reserveTokens?: number;
+  keepRecentTokens?: number;
+  maxDelegationDepth: number;
+}
+
+/** A tool as the trace's first line records it (what a replay needs to offer the same tools). */
+export interface TracedTool {
+  name: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  risk: "read" | "write" | "exec";
+  executionMode: "parallel" | "sequential";
+  timeoutMs?: number;
+}
+
+/**
+ * The run's options as its trace records them on its first line (`build_context`, `details.options`) and the
+ * inspector shows them: the recorded settings as the engine applies them, with what the run was given besides data
+ * (the model's name, the names of its hooks, its tools, whether `onAsk` was set). docs/trace.md describes each field.
+ */
+export interface TracedRunOptions {
+  model?: string;
+  maxTurns: number;
+  maxToolCalls: number;
+  timeoutMs: number;
+  cwd: string;
+  systemPrompt?: string;
+  /** The run continues a session (the caller named it, or the run is a session's). */
+  continued?: true;
+  /** The context window in effect (the option's or the model's), with the compaction settings; absent without one. */
+  contextWindow?: number;
+  reserveTokens?: number;
+  keepRecentTokens?: number;
+  maxRepeatedCalls: number;
+  /** A session's run: how its queued messages enter. */
+  steeringMode?: "one-at-a-time" | "all";
+  followUpMode?: "one-at-a-time" | "all";
+  maxTokens?: number;
+  /** A subagent's level (absent for a top run). */
+  depth?: number;
+  maxDelegationDepth: number;
+  hooks: string[];
+  permissions: Omit<PermissionSettings, "whenUnanswered"> & { onAsk: boolean; whenUnanswered?: "deny" | "suspend" };
+  tools: TracedTool[];
+}
