@@ -1,9 +1,12 @@
+import type { AnyStateMachine } from "xstate";
+import { engineMachine as typedEngineMachine } from "./machine/engine.js";
+
 export { query, type QueryRun } from "./query.js";
 export { resume, type ResumeOptions } from "./resume.js";
 export { fileRunStore, runsFolder } from "./durable/file-run-store.js";
 export type { RunStore, SaveHint, StoredRun, StoredCall, StoredSettings } from "./durable/run-store.js";
 export type { RecordedSettings, PermissionSettings, TracedRunOptions, TracedTool } from "./record/settings-record.js";
-export type { PendingCall } from "./machine/context.js";
+export type { PendingCall } from "./record/format.js";
 export type { CompletedRunResult, SuspendedRunResult } from "./events.js";
 export type { QueryOptions } from "./options.js";
 export { DEFAULT_MAX_TOOL_CALLS, DEFAULT_MAX_TURNS, DEFAULT_TIMEOUT_MS } from "./options.js";
@@ -28,8 +31,11 @@ export type {
   TurnEndEvent,
 } from "./events.js";
 export { AgentError, type AgentErrorCode, type ErrorInfo } from "./errors/agent-error.js";
-export { engineMachine, type EngineMachine, type EngineOutput } from "./machine/engine.js";
-export type { EngineContext, EngineInput, CallRecord, CallStatus } from "./machine/context.js";
+/**
+ * The engine's statechart, for charts (`machineChart(engineMachine)`, the inspector) and XState's own tools. Typed as
+ * any machine: its context, events and actors are the engine's own, not part of the API, and change with it.
+ */
+export const engineMachine: AnyStateMachine = typedEngineMachine;
 export { ENGINE_STATES, type EngineStateName } from "./record/engine-states.js";
 export { STOP_REASONS, type StopReason } from "./record/stop-reasons.js";
 export { defineTool, type ToolConfig, type ToolDefinition, type ToolContext, type ToolOutput, type ToolRisk, type ToolExecutionMode, type AnyTool, type ObjectSchema, type SchemaInput, type ToolCallOf } from "./tools/define-tool.js";
@@ -121,21 +127,8 @@ export {
 } from "./debug/timeline.js";
 export { mcpTools, mcpToolName, mcpToolRisk, type McpToolsHandle, type McpServers, type McpServerConfig, type McpStdioServer, type McpHttpServer, type McpToolsOptions } from "./mcp/index.js";
 export type { ToolProgress } from "./tools/define-tool.js";
-// Types the exports above mention (the machine's context, events and effects, the observers, …): exported so that
-// code using those exports can name them.
-export type { RunConfig, LoopSettings, EngineDeps, BatchState, CallState, InboxState, Outcome, DurableState, Inbox, ResumePoint, ResumeTarget } from "./machine/context.js";
-export type { EngineEvent } from "./machine/events.js";
-export type { EngineEmitted } from "./machine/engine.js";
-export type { EngineObserver, StateEntered } from "./machine/observe.js";
-export type { Effects, EffectName, EffectRequest, EffectResult } from "./actors/effects.js";
-export type { BuiltContext, BuildContextInput } from "./actors/build-context.js";
-export type { PermissionStep, PermissionDecision, AskPermissionInput } from "./actors/ask-permission.js";
-export type { CallModelInput } from "./actors/call-model.js";
-export type { RunToolsInput } from "./actors/run-tools.js";
-export type { DecideRecoveryInput } from "./actors/decide-recovery.js";
-export type { Report } from "./actors/report.js";
-export type { DecidedCall } from "./permissions/recheck.js";
-export type { UsageAnchor } from "./compaction/estimate.js";
+// Types the exports above mention: exported so that code using those exports can name them. The engine's own
+// (its context, events, effects) are not among them (test/architecture/exported-types.test.ts).
 export type { StoredAt } from "./durable/run-store.js";
 export type { AgentErrorOptions } from "./errors/agent-error.js";
 export type { ToolAnnotations } from "./mcp/names.js";

@@ -11,7 +11,7 @@ import { QUERY_OPTION_NAMES, checkOptionNames, type QueryOptions } from "./optio
 import type { PermissionOptions } from "./permissions/types.js";
 import { startInspector } from "./inspect/start.js";
 import type { Inspector } from "./inspect/server.js";
-import type { InspectedRun } from "./inspect/run.js";
+import { engineObserverOf, type InspectedRun } from "./inspect/run.js";
 import type { AnyTool, ToolCallOf } from "./tools/define-tool.js";
 import { returned, settleOnReturn } from "./util/returned.js";
 import { agentFolder, isInside, makeFileInside } from "./record/agent-folder.js";
@@ -235,7 +235,7 @@ async function* runEngine(
   const machine = hosted ? engineMachine.provide({ ...(hosted.time?.machine ?? {}), actors: { effects: effectsActor(hosted.effects) } }) : engineMachine;
   const actor = createActor(machine, {
     input,
-    inspect: observeEngine([...writers, ...(inspected ? [inspected.observer] : []), bridge]),
+    inspect: observeEngine([...writers, ...(inspected ? [engineObserverOf(inspected)] : []), bridge]),
     ...(hosted?.time ? { clock: hosted.time.clock } : {}),
   });
   lifecycle.started?.(actor);

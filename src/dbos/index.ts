@@ -6,6 +6,7 @@ export { watch, type WatchOptions } from "./watch.js";
 export { recoverRuns } from "./recover.js";
 export { closeClients } from "./clients.js";
 export { listRuns, readLines, loadSessionFromDatabase, type ListedRun } from "./read.js";
+export type { LineStream } from "./pg-lines.js";
 export type { RunOptions } from "./run-options.js";
 export type { RecordedSettings, PermissionSettings } from "../record/settings-record.js";
 export { turnScript, turnScriptFile } from "./turn-script.js";

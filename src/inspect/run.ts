@@ -13,16 +13,13 @@ import { ContextText } from "./context-text.js";
 import { RedactedDeltas } from "./redacted-deltas.js";
 import { toJsonText, toJsonTextAt } from "./serialize.js";
 
-/** One agent run as the inspector shows it. */
+/**
+ * One agent run as the inspector shows it. The engine feeds it (`query({ inspect })` does): every state entered,
+ * with the line the trace gets for it and the context as it stood then, and every event the machine emits, in their
+ * true order.
+ */
 export interface InspectedRun {
   readonly sessionId: string;
-  /**
-   * Add to the engine's observers (`observeEngine([...writers, run.observer])`): every state entered, with the
-   * line the trace gets for it (seq, time, turn, details) and the context as it stood then (counters, the
-   * conversation so far, the current calls and their results, errors), and every event the machine emits
-   * (text, tool calls and results, permission requests, retries), in their true order.
-   */
-  readonly observer: EngineObserver;
   /**
    * An event the run yields. Only what the observer does not see is recorded (`turn_end`), so passing every
    * yielded event is fine; before the observer has seen anything, every event is recorded.
@@ -66,6 +63,16 @@ function heldContext(context: Record<string, unknown>): Record<string, unknown> 
 
 /** Event types the observer delivers itself (the rest of AgentEvent comes only through `publish`). */
 const OBSERVED = new Set<AgentEvent["type"]>(["state", "text_delta", "thinking_delta", "retry", "tool_start", "tool_result", "permission_request"]);
+
+// The engine's observer of each run, kept off the public type: its calls carry the engine's own context.
+const observers = new WeakMap<InspectedRun, EngineObserver>();
+
+/** The engine observer that feeds an inspected run (`observeEngine([...writers, engineObserverOf(run)])`). */
+export function engineObserverOf(run: InspectedRun): EngineObserver {
+  const observer = observers.get(run);
+  if (!observer) throw new Error(`inspected run ${run.sessionId} was not made by an inspector of this process`);
+  return observer;
+}
 
 export function createInspectedRun(hub: InspectorHub, info: InspectedRunInfo, chartId: string): InspectedRun {
   const { sessionId } = info;
@@ -191,9 +198,8 @@ export function createInspectedRun(hub: InspectorHub, info: InspectedRunInfo, ch
     },
   };
 
-  return {
+  const run: InspectedRun = {
     sessionId,
-    observer,
     publish(event) {
       if (observed && OBSERVED.has(event.type)) return;
       flushDeltas();
@@ -216,4 +222,6 @@ export function createInspectedRun(hub: InspectorHub, info: InspectedRunInfo, ch
       hub.add({ kind: "run_end", time: new Date().toISOString(), sessionId });
     },
   };
+  observers.set(run, observer);
+  return run;
 }

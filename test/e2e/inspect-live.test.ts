@@ -7,7 +7,8 @@ import { engineMachine } from "../../src/machine/engine.js";
 import { observeEngine } from "../../src/machine/observe.js";
 import { prepare } from "../../src/query.js";
 import { startInspector, type Inspector } from "../../src/inspect/server.js";
-import type { InspectedRun } from "../../src/inspect/run.js";
+import { engineObserverOf, type InspectedRun } from "../../src/inspect/run.js";
+import { tracedOptionsOf } from "../../src/run-settings.js";
 import { removeDir, tempDir } from "../support/engine.js";
 import { BROWSER_TEST_TIMEOUT, foreignRequests, openBrowser, screenshot, WAIT, type Browser } from "../inspect/support/browser.js";
 
@@ -70,11 +71,11 @@ describe("inspector: a live agent run", { timeout: BROWSER_TEST_TIMEOUT }, () =>
       // A waiting run: the permission request is answered on the page.
       permissions: { onAsk: (request) => run!.requestPermission(request) },
     });
-    run = inspector.attach({ sessionId: prepared.input.sessionId, input: "write a note saying hi", runOptions: prepared.runOptions });
+    run = inspector.attach({ sessionId: prepared.input.sessionId, input: "write a note saying hi", runOptions: tracedOptionsOf(prepared) });
     const states: string[] = [];
     const actor = createActor(engineMachine, {
       input: prepared.input,
-      inspect: observeEngine([run.observer, { state: (entered) => void states.push(entered.state) }]),
+      inspect: observeEngine([engineObserverOf(run), { state: (entered) => void states.push(entered.state) }]),
     });
     const finished = new Promise<void>((resolve) => actor.subscribe({ complete: () => resolve() }));
     actor.start();

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { InspectorHub, type PageConnection } from "../../src/inspect/hub.js";
-import { createInspectedRun } from "../../src/inspect/run.js";
+import { createInspectedRun, engineObserverOf } from "../../src/inspect/run.js";
+import { tracedOptionsOf } from "../../src/run-settings.js";
 import { scriptedModel, type QueryOptions, type ScriptStep } from "../../src/index.js";
 import { observeEngine } from "../../src/machine/observe.js";
 import { prepare } from "../../src/query.js";
@@ -135,10 +136,10 @@ async function twoPages(steps: ScriptStep[], options: Partial<QueryOptions> = {}
   const lateHub = new InspectorHub(10_000);
   const livePage = page();
   liveHub.addPage(livePage, {});
-  const info = { sessionId: prepared.input.sessionId, input: "go", runOptions: prepared.runOptions };
+  const info = { sessionId: prepared.input.sessionId, input: "go", runOptions: tracedOptionsOf(prepared) };
   const liveRun = createInspectedRun(liveHub, info, "c0");
   const lateRun = createInspectedRun(lateHub, info, "c0");
-  await runInspected(prepared.input, observeEngine([liveRun.observer, lateRun.observer]));
+  await runInspected(prepared.input, observeEngine([engineObserverOf(liveRun), engineObserverOf(lateRun)]));
   for (const run of [liveRun, lateRun]) {
     run.publish({ type: "turn_end", reason: "final_answer", turns: 1, toolCalls: 1, usage: { input: 0, output: 0 } } as never);
     run.end();
