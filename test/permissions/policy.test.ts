@@ -355,6 +355,19 @@ describe("allow_always", () => {
     expect(later.sessionRules).toEqual([]);
   });
 
+  it("a session's remembered rules can be added to a built policy: once, allowing as given, not listed as new", () => {
+    const p = policy({ deny: ["bash(make clean)"] });
+    expect(p.evaluate(bash, { command: "make" }).kind).toBe("ask");
+    p.addSessionRules(["bash(make)", "bash(make)", "bash(make clean)"]);
+    expect(p.evaluate(bash, { command: "make" })).toMatchObject({ kind: "allow", by: "rule", rule: "bash(make)" });
+    // A deny rule still wins over a remembered allow rule.
+    expect(p.evaluate(bash, { command: "make clean" }).kind).toBe("deny");
+    expect(p.sessionRules).toEqual([]);
+    expect(p.rememberAllow(bash, { command: "make" })).toBe("bash(make)");
+    expect(p.sessionRules).toEqual([]);
+    expect(() => p.addSessionRules(["bash("])).toThrow(/session allow rules\[0\]/);
+  });
+
   it("a tool without a subject is allowed as a whole", () => {
     const plain = defineTool({ name: "deploy", description: "deploys", inputSchema: { type: "object" }, risk: "exec", execute: () => "ok" });
     const p = policy();
