@@ -1,37 +1,21 @@
 import type { ErrorInfo } from "../errors/agent-error.js";
 import type { StateTraceLine, AnyTraceLine } from "../record/format.js";
+import type { TracedRunOptions, TracedTool } from "../record/settings-record.js";
 
 // A recorded run as its trace lines tell it (options, model calls, tool batches, decisions, the stop): what
 // analyseRun (recording.ts) reads the lines into, and what replay, fork and script work from.
 
 /** A tool as the build_context line records it (its schema and how it runs; its code is not in the trace). */
-export interface RecordedTool {
-  name: string;
-  description: string;
-  inputSchema: Record<string, unknown>;
-  risk: "read" | "write" | "exec";
-  executionMode: "parallel" | "sequential";
-  timeoutMs?: number;
-}
+export type RecordedTool = TracedTool;
 
-/** The run's options as the build_context line records them. */
-export interface RecordedOptions {
-  model?: string;
-  maxTurns: number;
-  maxToolCalls: number;
-  timeoutMs: number;
-  cwd: string;
-  systemPrompt?: string;
+/**
+ * The run's options as the build_context line records them, read back (a trace is untrusted input: what a line lacks
+ * is filled in, so an old trace or an edited one reads as `continued: false` and with the guards' defaults left out).
+ */
+export interface RecordedOptions extends Omit<TracedRunOptions, "continued" | "maxRepeatedCalls" | "maxDelegationDepth" | "steeringMode" | "followUpMode" | "depth" | "tools"> {
   continued: boolean;
-  contextWindow?: number;
-  reserveTokens?: number;
-  keepRecentTokens?: number;
   maxRepeatedCalls?: number;
-  maxTokens?: number;
   maxDelegationDepth?: number;
-  /** Names of the hooks the run had (hooks are code: the trace holds what they did, not what they are). */
-  hooks: string[];
-  permissions: { mode: string; allow: string[]; ask: string[]; deny: string[]; onAsk: boolean; whenUnanswered?: "deny" | "suspend" };
   tools: RecordedTool[];
 }
 

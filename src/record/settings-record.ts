@@ -67,6 +67,7 @@ export interface TracedRunOptions {
   /** A subagent's level (absent for a top run). */
   depth?: number;
   maxDelegationDepth: number;
+  /** Names of the hooks the run had (hooks are code: the trace holds what they did, not what they are). */
   hooks: string[];
   permissions: Omit<PermissionSettings, "whenUnanswered"> & { onAsk: boolean; whenUnanswered?: "deny" | "suspend" };
   tools: TracedTool[];

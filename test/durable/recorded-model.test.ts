@@ -72,6 +72,8 @@ describe("the stored run records the model's server", () => {
       expect(runRecordProblem({ ...base, settings: { ...settings, keySent }, ...rest })).toMatch(/settings\.keySent/);
     }
     expect(runRecordProblem({ ...base, settings: { ...settings, model: 7 }, ...rest })).toMatch(/settings\.model/);
+    // The mode is checked with the record: resume() hands it to the run's policy as a permission mode.
+    expect(runRecordProblem({ ...base, settings: { ...settings, permissions: { ...settings.permissions, mode: "yolo" } }, ...rest })).toMatch(/settings\.permissions.*known mode/);
   });
 });
 

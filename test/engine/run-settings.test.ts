@@ -4,7 +4,6 @@ import { defineTool, scriptedModel } from "../../src/index.js";
 import type { EngineContext } from "../../src/machine/context.js";
 import { prepare, startRun } from "../../src/query.js";
 import { storedSettingsOf, tracedOptionsOf } from "../../src/run-settings.js";
-import { runRecordProblem } from "../../src/durable/run-store.js";
 import { collect, readJsonl, removeDir, tempDir } from "../support/engine.js";
 
 let cwd: string;
@@ -93,34 +92,5 @@ describe("prepare() returns one RunSettings", () => {
     expect(policy.evaluate(note, { text: "a" })).toMatchObject({ kind: "allow", by: "rule", rule: "note" });
     // Remembered, not added by this run: not written to the transcript again.
     expect(policy.sessionRules).toEqual([]);
-  });
-
-  it("refuses a stored run whose permission mode is not one", () => {
-    const settings = prepare("hello", { model: scriptedModel([{ text: "hi" }]), cwd });
-    const stored = storedSettingsOf(settings);
-    const run = {
-      v: 1,
-      sessionId: "s",
-      runId: "r",
-      status: "suspended",
-      at: "ask_permission",
-      since: new Date(0).toISOString(),
-      cwd,
-      settings: stored,
-      activeMs: 0,
-      traceSeq: 0,
-      turn: 1,
-      toolCallCount: 0,
-      usage: { input: 0, output: 0, cached: 0, reasoning: 0 },
-      messages: [],
-      batch: [],
-      batchState: { open: false, hitToolLimit: false, repeat: { key: "", count: 0, refused: false } },
-      call: { overflowCompacted: false, modelErrorAttempts: 0 },
-      inbox: { steering: [], followUp: [] },
-      pending: [{ callId: "c", name: "note", input: {}, reason: "asked" }],
-      started: [],
-    };
-    expect(runRecordProblem(run)).toBeUndefined();
-    expect(runRecordProblem({ ...run, settings: { ...stored, permissions: { ...stored.permissions, mode: "yolo" } } })).toMatch(/settings.permissions.*known mode/);
   });
 });
