@@ -23,10 +23,12 @@ async function load(dist) {
   const [index, engine, observe, query, transcript, audit, trace, checkpoint, store] = await Promise.all(
     ["index.js", "machine/engine.js", "machine/observe.js", "query.js", "record/transcript-writer.js", "record/audit-writer.js", "record/trace-writer.js", "durable/run-checkpoint.js", "durable/file-run-store.js"].map(at),
   );
+  // A build from before prepare() returned one RunSettings has no run-settings.js: its prepared run carries both.
+  const settings = await at("run-settings.js").catch(() => ({ tracedOptionsOf: (p) => p.runOptions, storedSettingsOf: (p) => p.settings }));
   // The build's own copy of XState: an actor of its machine must come from it.
   const { createActor } = createRequire(join(dist, "..", "package.json"))("xstate");
   const tool = index.defineTool({ name: TOOL_NAME, description: TOOL_DESCRIPTION, inputSchema: NOOP_SCHEMA, risk: "read", execute: () => "ok" });
-  return { dist, createActor, engine, observe, query, transcript, audit, trace, checkpoint, store, tool };
+  return { dist, createActor, engine, observe, query, transcript, audit, trace, checkpoint, store, settings, tool };
 }
 
 /** The recorders as query() makes them (src/query.ts), writing into the run's own temporary folder. */
@@ -38,14 +40,14 @@ function recordersOf(build, names, prepared, cwd) {
   const made = [];
   let trace;
   if (names.includes("trace")) {
-    trace = build.trace.traceWriter({ file: join(cwd, "trace.jsonl"), sessionId, runOptions: prepared.runOptions, secrets: [], onError });
+    trace = build.trace.traceWriter({ file: join(cwd, "trace.jsonl"), sessionId, runOptions: build.settings.tracedOptionsOf(prepared), secrets: [], onError });
     made.push(trace);
   }
   if (names.includes("transcript")) made.push(build.transcript.transcriptWriter({ cwd, sessionId, secrets: [], onError }));
   if (names.includes("audit")) made.push(build.audit.auditWriter({ file: join(cwd, ".agent", "audit.jsonl"), secrets: [], onError }));
   if (names.includes("checkpoint")) {
     const riskOf = (name) => prepared.input.deps.tools.get(name)?.risk;
-    made.push(build.checkpoint.runCheckpointer({ store: build.store.fileRunStore(cwd), settings: prepared.settings, riskOf, ...(trace ? { trace } : {}), onError }));
+    made.push(build.checkpoint.runCheckpointer({ store: build.store.fileRunStore(cwd), settings: build.settings.storedSettingsOf(prepared), riskOf, ...(trace ? { trace } : {}), onError }));
   }
   return made;
 }
