@@ -4,6 +4,6 @@
  */
 export { startInspector } from "./start.js";
 export type { Inspector, InspectorOptions } from "./server.js";
-export type { InspectedRun, InspectedRunInfo } from "./run.js";
+export type { InspectedRun, InspectedRunInfo, PermissionRequestOptions } from "./run.js";
 export type { InspectObserver } from "./actors.js";
 export { machineChart, chartFromDefinition, type MachineChart, type ChartState, type ChartEdge, type ChartAnyState, type ChartEdgeKind } from "./chart.js";
