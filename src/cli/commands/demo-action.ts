@@ -7,6 +7,7 @@ import { ANSWER_WORDS, describeRequest } from "../prompt.js";
 import { HumanRenderer, JsonRenderer } from "../render.js";
 import { executeRun } from "../run-agent.js";
 import { shellQuote } from "../denial-notice.js";
+import { commandName } from "../command-name.js";
 import { UsageError } from "../usage-error.js";
 import { tmpdir } from "node:os";
 
@@ -77,9 +78,10 @@ export async function demoAction(flags: DemoFlags, context: CliContext): Promise
   say("");
   if (trace !== undefined) {
     say(`trace: ${trace}`);
+    const statecraft = commandName(io.env);
     say(style.dim("look at the run with:"));
-    say(`  statecraft trace show ${shellQuote(trace)}`);
-    say(`  statecraft inspect ${shellQuote(trace)}`);
+    say(`  ${statecraft} trace show ${shellQuote(trace)}`);
+    say(`  ${statecraft} inspect ${shellQuote(trace)}`);
   }
   if (outcome.reason === "final_answer") say(style.dim(`the fixed sample is in ${dir}; run its tests with: cd ${shellQuote(dir)} && npm test`));
   return outcome.exitCode;
