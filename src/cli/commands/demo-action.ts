@@ -1,7 +1,7 @@
 import { scriptedModel } from "../../models/scripted.js";
 import { builtinTools } from "../../tools/builtin/index.js";
 import { demoDecision } from "../../demo/policy.js";
-import { demoScenarioFile, prepareDemoWorkspace } from "../../demo/workspace.js";
+import { DEMO_MODEL_NAME, demoScenarioFile, prepareDemoWorkspace } from "../../demo/workspace.js";
 import { setupOutput, type CliContext } from "../context.js";
 import { ANSWER_WORDS, describeRequest } from "../prompt.js";
 import { HumanRenderer, JsonRenderer } from "../render.js";
@@ -39,7 +39,7 @@ export async function demoAction(flags: DemoFlags, context: CliContext): Promise
     );
   }
   output.logger.info({ dir }, "demo workspace prepared");
-  const model = scriptedModel.fromFile(demoScenarioFile(), { name: "statecraft-demo-script" });
+  const model = scriptedModel.fromFile(demoScenarioFile(), { name: DEMO_MODEL_NAME });
   const onTerminal = io.stdout.isTTY === true;
   const renderer = json
     ? new JsonRenderer(io.stdout)
