@@ -175,6 +175,18 @@ describe("docs", () => {
     expect(out).toMatch(/^session [0-9a-f-]{36}/m);
   });
 
+  it("no ts or js block needs filling in before it runs: no /path/to/…, PORT or made-up session id", () => {
+    const placeholders: string[] = [];
+    for (const file of DOCS) {
+      const text = readFileSync(join(root, file), "utf8");
+      for (const m of text.matchAll(/```(?:ts|js)(?: example)?\n([\s\S]*?)```/g)) {
+        const line = text.slice(0, m.index).split("\n").length;
+        for (const found of m[1]!.match(/\/path\/to\/\S*|\bPORT\b|\b3f2a9c1e\b/g) ?? []) placeholders.push(`${file}:${line}: ${found}`);
+      }
+    }
+    expect(placeholders).toEqual([]);
+  });
+
   it("every ts and js block of the README and docs/*.md compiles under strict TypeScript, noUncheckedIndexedAccess and exactOptionalPropertyTypes (unless marked, with a reason)", () => {
     const { sources, skipped } = codeBlocks();
     expect(Object.keys(sources).length).toBeGreaterThan(20);
