@@ -34,17 +34,25 @@ function startRun(steps: unknown[]): { cli: CliProcess; dir: string } {
   return { cli, dir };
 }
 
+/** Once the terminal has asked, opens the inspector's page (the address the CLI printed) in a new tab. */
+async function openAfterTheQuestion(cli: CliProcess) {
+  await cli.waitFor("n: no ›");
+  const url = /inspector: (http:\/\/127\.0\.0\.1:\d+\/)/.exec(cli.screen)![1]!;
+  const page = await browser.context.newPage();
+  await page.goto(url);
+  return {
+    page,
+    panel: page.getByRole("region", { name: "permission request" }),
+    allow: page.getByRole("button", { name: "Allow", exact: true }),
+    deny: page.getByRole("button", { name: "Deny", exact: true }),
+  };
+}
+
 describe("statecraft run --inspect: a page opened after the terminal asked", { timeout: BROWSER_TEST_TIMEOUT }, () => {
   it("shows the waiting call with Allow and Deny, also after a reload; Allow on the page runs it and the terminal says the page answered", async () => {
     const { cli, dir } = startRun([writeNotes, { text: "Written." }]);
-    await cli.waitFor("n: no ›");
-    const url = /inspector: (http:\/\/127\.0\.0\.1:\d+\/)/.exec(cli.screen)![1]!;
-    const page = await browser.context.newPage();
+    const { page, panel, allow, deny } = await openAfterTheQuestion(cli);
     try {
-      await page.goto(url);
-      const panel = page.getByRole("region", { name: "permission request" });
-      const allow = page.getByRole("button", { name: "Allow", exact: true });
-      const deny = page.getByRole("button", { name: "Deny", exact: true });
       await expect.poll(() => panel.textContent().catch(() => ""), WAIT).toContain("write_file wants to run");
       await expect.poll(() => allow.isEnabled().catch(() => false), WAIT).toBe(true);
       expect(await deny.isEnabled()).toBe(true);
@@ -66,13 +74,8 @@ describe("statecraft run --inspect: a page opened after the terminal asked", { t
   it("an answer at the terminal wins: the page's question goes, and the page says the terminal answered", async () => {
     // A second question keeps the run (and its inspector) alive while the page is read after the first answer.
     const { cli, dir } = startRun([writeNotes, { toolCalls: [{ name: "bash", input: { command: "echo second > second.txt" } }] }, { text: "Done." }]);
-    await cli.waitFor("n: no ›");
-    const url = /inspector: (http:\/\/127\.0\.0\.1:\d+\/)/.exec(cli.screen)![1]!;
-    const page = await browser.context.newPage();
+    const { page, panel, allow } = await openAfterTheQuestion(cli);
     try {
-      await page.goto(url);
-      const panel = page.getByRole("region", { name: "permission request" });
-      const allow = page.getByRole("button", { name: "Allow", exact: true });
       await expect.poll(() => allow.isEnabled().catch(() => false), WAIT).toBe(true);
       const asked = cli.mark();
       cli.write("y");
