@@ -104,7 +104,7 @@ export type { PermissionSubjectKind } from "./tools/define-tool.js";
 // index files: two modules fewer to load (the entry-points test checks both entries export the same values).
 export { startInspector } from "./inspect/start.js";
 export type { Inspector, InspectorOptions } from "./inspect/server.js";
-export type { InspectedRun, InspectedRunInfo } from "./inspect/run.js";
+export type { InspectedRun, InspectedRunInfo, PermissionRequestOptions } from "./inspect/run.js";
 export type { InspectObserver } from "./inspect/actors.js";
 export { machineChart, chartFromDefinition, type MachineChart, type ChartState, type ChartEdge, type ChartAnyState, type ChartEdgeKind } from "./inspect/chart.js";
 export { readTrace, type ReadTraceOptions } from "./record/reader.js";

@@ -8,10 +8,9 @@ import { engineMachine } from "./machine/engine.js";
 import { observeEngine, type EngineObserver } from "./machine/observe.js";
 import type { Message, ToolCall } from "./models/messages.js";
 import { QUERY_OPTION_NAMES, checkOptionNames, type QueryOptions } from "./options.js";
-import type { PermissionOptions } from "./permissions/types.js";
 import { startInspector } from "./inspect/start.js";
-import type { Inspector } from "./inspect/server.js";
-import { engineObserverOf, type InspectedRun } from "./inspect/run.js";
+import { engineObserverOf } from "./inspect/run.js";
+import { askThroughInspector } from "./inspect/ask-through-inspector.js";
 import type { AnyTool, ToolCallOf } from "./tools/define-tool.js";
 import { returned, settleOnReturn } from "./util/returned.js";
 import { agentFolder, isInside, makeFileInside } from "./record/agent-folder.js";
@@ -390,29 +389,4 @@ async function refuseOverSuspended(store: RunStore, sessionId: string, logger: Q
     "SESSION_BUSY",
     `session ${sessionId} has a suspended run waiting on ${stored.pending.map((c) => c.callId).join(", ")}; resume it (resume(sessionId, { answers }), or statecraft resume ${sessionId}), or delete .agent/runs/${sessionId}.json to give it up`,
   );
-}
-
-/**
- * While a page of the inspector is connected, a permission question goes to the page too: the first answer (page or
- * `onAsk`) wins and the other question is withdrawn. With no page connected, `onAsk` (or deny) as usual.
- */
-function askThroughInspector(permissions: PermissionOptions, inspector: Inspector, inspected: InspectedRun): PermissionOptions {
-  const terminal = permissions.onAsk;
-  return {
-    ...permissions,
-    onAsk: async (request) => {
-      // With no page to ask, as without the inspector: onAsk, else what whenUnanswered says.
-      if (inspector.pages === 0) return terminal ? terminal(request) : permissions.whenUnanswered === "suspend" ? "suspend" : "deny";
-      const answered = new AbortController();
-      const withdraw = request.signal ? AbortSignal.any([request.signal, answered.signal]) : answered.signal;
-      const fromPage = inspected.requestPermission(request, { signal: withdraw });
-      const fromTerminal = terminal ? Promise.resolve(terminal({ ...request, signal: withdraw })) : new Promise<never>(() => {});
-      try {
-        return await Promise.race([fromPage, fromTerminal]);
-      } finally {
-        answered.abort();
-        fromPage.catch(() => undefined);
-      }
-    },
-  };
 }

@@ -1,17 +1,23 @@
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { engineMachine } from "../src/index.js";
 import { machineChart } from "../src/inspect/chart.js";
+import ts from "typescript";
 import { compileStrict } from "./support/compile.js";
 
 const root = join(import.meta.dirname, "..");
 
-/** The ```js example blocks of a markdown file, in order. */
+/**
+ * The ```js example and ```ts example blocks of a markdown file, in order, as JavaScript: a TypeScript block's types
+ * are stripped as tsc does (its checking is the test that compiles every block).
+ */
 function examples(file: string): string[] {
   const text = readFileSync(join(root, file), "utf8");
-  return [...text.matchAll(/```js example\n([\s\S]*?)```/g)].map((m) => m[1]);
+  return [...text.matchAll(/```(js|ts) example\n([\s\S]*?)```/g)].map((m) =>
+    m[1] === "ts" ? ts.transpileModule(m[2]!, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } }).outputText : m[2]!,
+  );
 }
 
 const DOCS = ["README.md", ...readdirSync(join(root, "docs")).filter((f) => f.endsWith(".md")).sort().map((f) => `docs/${f}`)];
@@ -47,6 +53,33 @@ function runExample(code: string): string {
     writeFileSync(file, code);
     // Temporary folders the example makes go inside its own folder, removed below.
     return execFileSync(process.execPath, [file], { cwd: dir, encoding: "utf8", timeout: 30_000, env: { ...process.env, TMPDIR: dir } });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Runs an example that asks a question on stdin: `answer` is typed once `question` shows on stdout, as a person would
+ * (a line piped in before the question is asked would be read by no one). Resolves with all it printed.
+ */
+async function runAnswering(code: string, question: string, answer: string): Promise<string> {
+  const dir = mkdtempSync(join(root, ".doc-example-"));
+  try {
+    const file = join(dir, "example.mjs");
+    writeFileSync(file, code);
+    const child = spawn(process.execPath, [file], { cwd: dir, env: { ...process.env, TMPDIR: dir }, stdio: "pipe" });
+    let out = "";
+    let answered = false;
+    child.stdout.setEncoding("utf8").on("data", (text: string) => {
+      out += text;
+      if (!answered && out.includes(question)) {
+        answered = true;
+        child.stdin.end(answer);
+      }
+    });
+    const exitCode = await new Promise<number | null>((resolve) => child.on("close", resolve));
+    if (exitCode !== 0) throw new Error(`the example exited ${exitCode}:\n${out}`);
+    return out;
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -105,7 +138,7 @@ describe("docs", () => {
   });
 
   it("docs/loop.md's examples run as written and show what they claim", () => {
-    const [inbox, hooks, compaction, subagents] = examples("docs/loop.md").map(runExample);
+    const [inbox, hooks, compaction, subagents] = examples("docs/loop.md").map((example) => runExample(example));
     expect(inbox).toContain("[steering] Also check the docs.");
     expect(inbox).toContain("[follow_up] Now summarise.");
     expect(inbox).toContain("final_answer after 3 model calls");
@@ -117,11 +150,49 @@ describe("docs", () => {
     expect(subagents.trim().endsWith("final_answer")).toBe(true);
   });
 
-  it("every ts and js block of the README and docs/*.md compiles under strict TypeScript (unless marked, with a reason)", () => {
+  it("docs/durable.md's examples run as written: a run suspends at its question, and resume() finishes it", () => {
+    const [suspend, resumed] = examples("docs/durable.md");
+    const out = runExample(suspend!);
+    expect(out).toMatch(/^waiting for write_file \S+$/m);
+    expect(out).toMatch(/^suspended: session [0-9a-f-]{36} in \//m);
+    expect(runExample(resumed!).trim()).toBe("resumed: final_answer");
+  });
+
+  it("docs/permissions.md's first example runs as written: the question answered y on stdin, a deny rule's refusal", async () => {
+    const [example] = examples("docs/permissions.md");
+    const out = await runAnswering(example!, "allow? [y/N/a(lways)] ", "y\n");
+    expect(out).toMatch(/^write_file \{"path":"src\/fix\.js".*\} — allow\? \[y\/N\/a\(lways\)\] \[write_file\] ok$/m);
+    expect(out).toContain("[read_file] failed");
+    expect(out).toMatch(/permission_denied permission denied for read_file: .*read_file\(\.env\*\)/);
+  });
+
+  it("docs/trace.md's API example runs as written on a run it records: done line, replay, fork, timeline", () => {
+    const [example] = examples("docs/trace.md");
+    const out = runExample(example!);
+    expect(out).toMatch(/^11 ended final_answer$/m);
+    expect(out).toContain("replay identical: true");
+    expect(out).toContain("fork final_answer");
+    expect(out).toMatch(/^session [0-9a-f-]{36}/m);
+  });
+
+  it("no ts or js block needs filling in before it runs: no /path/to/…, PORT or made-up session id", () => {
+    const placeholders: string[] = [];
+    for (const file of DOCS) {
+      const text = readFileSync(join(root, file), "utf8");
+      for (const m of text.matchAll(/```(?:ts|js)(?: example)?\n([\s\S]*?)```/g)) {
+        const line = text.slice(0, m.index).split("\n").length;
+        for (const found of m[1]!.match(/\/path\/to\/\S*|\bPORT\b|\b3f2a9c1e\b/g) ?? []) placeholders.push(`${file}:${line}: ${found}`);
+      }
+    }
+    expect(placeholders).toEqual([]);
+  });
+
+  it("every ts and js block of the README and docs/*.md compiles under strict TypeScript, noUncheckedIndexedAccess and exactOptionalPropertyTypes (unless marked, with a reason)", () => {
     const { sources, skipped } = codeBlocks();
     expect(Object.keys(sources).length).toBeGreaterThan(20);
     for (const { block, reason } of skipped) expect(reason.length, `${block}: say why it is not compiled`).toBeGreaterThan(10);
-    const { output } = compileStrict(sources);
+    // The flags people use: an example must not need loosening to compile in their project.
+    const { output } = compileStrict(sources, [], { noUncheckedIndexedAccess: true, exactOptionalPropertyTypes: true });
     expect(output).toBe("");
   }, 180_000);
 });

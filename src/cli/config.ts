@@ -307,6 +307,18 @@ function ignoredPermissions(loaded: LoadedConfig, cwd: string): string | undefin
 }
 
 /**
+ * A model named with no server and no key: the request would go to OpenAI's public endpoint, which refuses it without
+ * a key. Said before the run, since the usual intent was a local server whose OPENAI_BASE_URL is missing.
+ */
+function publicEndpointWarning(model: string | undefined): string {
+  return (
+    `warning: the model ${JSON.stringify(model ?? "")} will be asked for at OpenAI's public endpoint (https://api.openai.com/v1) without a key, ` +
+    "since neither OPENAI_BASE_URL nor OPENAI_API_KEY is set. For a local server set OPENAI_BASE_URL (e.g. http://localhost:11434/v1) " +
+    "or --base-url; for OpenAI set OPENAI_API_KEY."
+  );
+}
+
+/**
  * Flags first, then the environment, then `statecraft.config.json` in the working folder, then the user's config
  * (the model only when `chosen` does not give it).
  * The project's file is untrusted unless the user trusts its folder: see `ignoredPermissions` and `resolveModel`, and
@@ -324,6 +336,7 @@ export function resolveRunSettings(flags: RunFlags, env: NodeJS.ProcessEnv, invo
   const warnings: string[] = [];
   const ignored = loaded && !trusted ? ignoredPermissions(loaded, cwd) : undefined;
   if (ignored !== undefined) warnings.push(ignored);
+  if (model.kind === "openai" && model.baseURL === undefined && model.apiKey === undefined) warnings.push(publicEndpointWarning(model.model));
   const rules = (key: "allow" | "ask" | "deny"): string[] => [
     ...(own.permissions?.[key] ?? []),
     ...(key === "allow" && !trusted ? [] : (project.permissions?.[key] ?? [])),

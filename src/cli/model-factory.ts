@@ -20,10 +20,11 @@ export interface CreatedModel {
 }
 
 /**
- * Asks an OpenAI-compatible server which models it serves (`GET /models`) and returns the first, for a local server
- * (Ollama, llama.cpp, vLLM, LM Studio) configured with a URL but no model name. Undefined when the server can't say.
+ * Asks an OpenAI-compatible server which models it serves (`GET /models`), for a local server (Ollama, llama.cpp,
+ * vLLM, LM Studio) configured with a URL but no model name: the first one's name, `"none"` when the list is empty,
+ * undefined when the server can't say (no such endpoint, not reachable, not the list's JSON).
  */
-export async function discoverModel(baseURL: string, apiKey: string | undefined, logger: Logger): Promise<string | undefined> {
+export async function discoverModel(baseURL: string, apiKey: string | undefined, logger: Logger): Promise<string | "none" | undefined> {
   const url = `${baseURL.replace(/\/+$/, "")}/models`;
   try {
     const response = await fetch(url, {
@@ -35,8 +36,9 @@ export async function discoverModel(baseURL: string, apiKey: string | undefined,
       return undefined;
     }
     const body = (await response.json()) as { data?: Array<{ id?: unknown }> };
-    const first = Array.isArray(body?.data) ? body.data.find((m) => typeof m?.id === "string" && m.id !== "") : undefined;
-    return first ? (first.id as string) : undefined;
+    if (!Array.isArray(body?.data)) return undefined;
+    const first = body.data.find((m) => typeof m?.id === "string" && m.id !== "");
+    return first ? (first.id as string) : "none";
   } catch (error) {
     logger.debug({ url, err: (error as Error).message }, "model list not available");
     return undefined;
@@ -56,6 +58,8 @@ export async function createModel(choice: ModelChoice, logger: Logger): Promise<
     let discovered: string | undefined;
     if (name === undefined && choice.baseURL !== undefined) {
       discovered = await discoverModel(choice.baseURL, choice.apiKey, logger);
+      // Asking it for a made-up default would only fail later, less clearly.
+      if (discovered === "none") throw new UsageError(emptyListMessage(choice.baseURL));
       if (discovered !== undefined) {
         name = discovered;
         logger.info({ model: name, baseURL: choice.baseURL }, "no model named; using the server's first model");
@@ -87,4 +91,12 @@ export async function createModel(choice: ModelChoice, logger: Logger): Promise<
     }
     throw error;
   }
+}
+
+function emptyListMessage(baseURL: string): string {
+  return [
+    `the server at ${baseURL} lists no models (GET ${baseURL.replace(/\/+$/, "")}/models is empty), and no model was named.`,
+    "Load or pull a model on the server (e.g. ollama pull qwen2.5:7b), then name it:",
+    "  --model <name>   or   STATECRAFT_MODEL=<name>   (or \"model\" in statecraft.config.json)",
+  ].join("\n");
 }

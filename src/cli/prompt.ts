@@ -1,3 +1,4 @@
+import { AnsweredOnPage } from "../inspect/ask-through-inspector.js";
 import type { PermissionAnswer, PermissionRequest } from "../permissions/types.js";
 import type { Style } from "./colors.js";
 import { oneLine, toolSubject } from "./format.js";
@@ -139,12 +140,13 @@ export function createTerminalPrompter(options: TerminalPrompterOptions): Permis
           finish(answer, false);
         },
       };
-      // Answered elsewhere (the inspector's page): the question is withdrawn.
+      // Answered elsewhere (the inspector's page): the question is withdrawn, saying who answered and how.
       request.signal?.addEventListener(
         "abort",
         () => {
           if (pending === undefined) return;
-          output.write(style.dim("(answered elsewhere)\n"));
+          const reason: unknown = request.signal?.reason;
+          output.write(style.dim(`(${reason instanceof AnsweredOnPage ? reason.message : "answered elsewhere"})\n`));
           finish("deny", false);
         },
         { once: true },

@@ -163,7 +163,8 @@ export async function executeRun(options: ExecuteRunOptions): Promise<RunOutcome
   try {
     for await (const event of run) {
       if (event.type === "inspector") io.stderr.write(`inspector: ${event.url}\n`);
-      renderer.event(event);
+      const unasked = event.type === "turn_end" && event.reason === "permission_denied" && !interactive && options.answer === undefined;
+      renderer.event(unasked ? flagsFirst(event, unaskedDenial(lastBatch, options.tools, permissions, params.cwd), io, options.json === true) : event);
       if (event.type === "state" && event.state === "call_model") lastBatch = [];
       else if (event.type === "tool_start") lastBatch.push({ call: event.call, started: true });
       else if (event.type === "tool_result") {
@@ -187,10 +188,6 @@ export async function executeRun(options: ExecuteRunOptions): Promise<RunOutcome
   if (!end) throw new Error("the run ended without a turn_end event");
   logger.info({ reason: end.reason, sessionId: end.sessionId, turns: end.turns, toolCalls: end.toolCalls }, "run finished");
 
-  if (end.reason === "permission_denied" && !interactive && options.answer === undefined) {
-    const denied = unaskedDenial(lastBatch, options.tools, permissions, params.cwd);
-    if (denied) io.stderr.write(`${denialNotice(denied.call, denied.risk)}\n`);
-  }
   return { reason: end.reason, exitCode: exitCodeFor(end.reason), sessionId: end.sessionId, traceFile: traceFileOf(params), end };
 }
 
@@ -201,6 +198,19 @@ export function suspendedNotice(event: Suspended): string[] {
   const first = event.pending[0]?.callId ?? "ID";
   lines.push(`resume with: statecraft resume ${event.sessionId} --allow ${first}   (or --deny ID, --allow-all, --deny-all; unanswered calls are asked)`);
   return lines;
+}
+
+/**
+ * A run that stopped on a call nobody could be asked about: the flags that would allow it go to stderr before the
+ * run's summary, and the summary's error points at them instead of at `permissions.onAsk` (the library's way, which a
+ * person at the command line has no use for). `--json` gets the event as the engine gave it.
+ */
+function flagsFirst(event: TurnEnd, denied: ReturnType<typeof unaskedDenial>, io: CliIO, json: boolean): TurnEnd {
+  if (!denied) return event;
+  io.stderr.write(`${denialNotice(denied.call, denied.risk)}\n`);
+  if (json || !event.error) return event;
+  const message = `permission denied for ${denied.call.name}: it needs permission and there is no terminal to ask; run again with one of the flags above`;
+  return { ...event, error: { ...event.error, message } };
 }
 
 /**

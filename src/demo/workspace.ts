@@ -14,6 +14,9 @@ export function demoScenarioFile(): string {
 }
 
 /** The sample's test command: the one command the demo's policy lets `bash` run. */
+/** The name the demo's scripted model runs under (the trace records it). */
+export const DEMO_MODEL_NAME = "statecraft-demo-script";
+
 export const DEMO_TEST_COMMAND = "node test/slugify.test.js";
 
 /**

@@ -21,6 +21,8 @@ interface PendingPermission {
   sessionId: string;
   /** Why the page was not sent the whole call, when it was not: then the page may only deny it. */
   unshown: string | undefined;
+  /** Also asked elsewhere (a terminal), which answers it when no page does: no page connected is no reason to deny it. */
+  askedElsewhere: boolean;
   resolve(answer: "allow" | "deny"): void;
 }
 
@@ -298,9 +300,10 @@ export class InspectorHub {
    * Shows a permission request on the pages and waits for an answer. It is denied when the inspector closes or when
    * no page is connected for the grace period (a page being reloaded comes back within it); an abort of `signal`
    * (another prompt answered first) withdraws it from the pages and rejects with the signal's reason. The call is sent
-   * whole when it fits (see permission-call.ts); when it does not, a page may only deny it.
+   * whole when it fits (see permission-call.ts); when it does not, a page may only deny it. A request `askedElsewhere`
+   * too waits however long no page is connected: the other prompt answers it, and a page opened later is shown it.
    */
-  requestPermission(sessionId: string, call: unknown, reason: string, signal: AbortSignal | undefined): Promise<"allow" | "deny"> {
+  requestPermission(sessionId: string, call: unknown, reason: string, signal: AbortSignal | undefined, askedElsewhere = false): Promise<"allow" | "deny"> {
     if (this.closed) return Promise.resolve("deny");
     if (signal?.aborted) return Promise.reject(signal.reason);
     const id = `p${++this.permissionCount}`;
@@ -314,6 +317,7 @@ export class InspectorHub {
       this.pending.set(id, {
         sessionId,
         unshown: shown.why,
+        askedElsewhere,
         resolve: (answer) => {
           signal?.removeEventListener("abort", onAbort);
           resolve(answer);
@@ -321,7 +325,7 @@ export class InspectorHub {
       });
       signal?.addEventListener("abort", onAbort, { once: true });
       this.add({ kind: "permission", time: new Date().toISOString(), id, sessionId, call: shown.call, reason, whole: shown.whole, ...(shown.why ? { unshown: shown.why } : {}) });
-      if (this.pages.size === 0) this.armNoPageTimer();
+      if (this.pages.size === 0 && !askedElsewhere) this.armNoPageTimer();
     });
   }
 
@@ -344,12 +348,17 @@ export class InspectorHub {
     this.add({ kind: "permission_answer", time: new Date().toISOString(), id, answer, by });
   }
 
+  /** The requests only a page can answer: those a missing page denies. */
+  private pageOnly(): string[] {
+    return [...this.pending].filter(([, p]) => !p.askedElsewhere).map(([id]) => id);
+  }
+
   private armNoPageTimer(): void {
-    if (this.noPageTimer || this.pending.size === 0) return;
+    if (this.noPageTimer || this.pageOnly().length === 0) return;
     this.noPageTimer = setTimeout(() => {
       this.noPageTimer = undefined;
       if (this.pages.size > 0) return;
-      for (const id of [...this.pending.keys()]) this.answer(id, "deny", "no_page");
+      for (const id of this.pageOnly()) this.answer(id, "deny", "no_page");
     }, this.permissionGraceMs);
     this.noPageTimer.unref?.();
   }

@@ -4,7 +4,7 @@
  */
 export { startInspector } from "./start.js";
 export type { Inspector, InspectorOptions } from "./server.js";
-export type { InspectedRun, InspectedRunInfo } from "./run.js";
+export type { InspectedRun, InspectedRunInfo, PermissionRequestOptions } from "./run.js";
 export type { TracedRunOptions, TracedTool, PermissionSettings } from "../record/settings-record.js";
 export type { InspectObserver } from "./actors.js";
 export { machineChart, chartFromDefinition, type MachineChart, type ChartState, type ChartEdge, type ChartAnyState, type ChartEdgeKind } from "./chart.js";

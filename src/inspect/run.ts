@@ -30,9 +30,20 @@ export interface InspectedRun {
    * Denied when the inspector closes or no page is connected for the grace period; aborting `signal` (another
    * prompt answered first) withdraws it from the pages and rejects with the signal's reason.
    */
-  requestPermission(request: PermissionRequest, options?: { signal?: AbortSignal }): Promise<"allow" | "deny">;
+  requestPermission(request: PermissionRequest, options?: PermissionRequestOptions): Promise<"allow" | "deny">;
   /** The run is over: the page stops its clock. */
   end(): void;
+}
+
+/** How a permission request is put to the pages. */
+export interface PermissionRequestOptions {
+  /** Withdraws the request from the pages (another prompt answered first); the promise rejects with its reason. */
+  signal?: AbortSignal;
+  /**
+   * The same question is asked elsewhere too (a terminal): the request then waits however long no page is connected,
+   * instead of being denied after the grace period, so a page opened or reloaded later is shown it with its buttons.
+   */
+  askedElsewhere?: boolean;
 }
 
 /** What the inspector needs to know about a run when it starts. */
@@ -214,7 +225,7 @@ export function createInspectedRun(hub: InspectorHub, info: InspectedRunInfo, ch
       } catch {
         call = request.call;
       }
-      return hub.requestPermission(sessionId, call, redactText(request.reason, secrets), options?.signal);
+      return hub.requestPermission(sessionId, call, redactText(request.reason, secrets), options?.signal, options?.askedElsewhere === true);
     },
     end() {
       if (ended) return;

@@ -15,7 +15,7 @@ import { InspectorHub, type PageConnection } from "./hub.js";
 import { DEFAULT_MAX_BYTES } from "./record-store.js";
 import { checkAllowOrigins } from "./origins.js";
 import { isStatelyInspectionEvent } from "./protocol.js";
-import { createInspectedRun, type InspectedRun, type InspectedRunInfo } from "./run.js";
+import { createInspectedRun, type InspectedRun, type InspectedRunInfo, type PermissionRequestOptions } from "./run.js";
 import { sendTrace } from "./trace-file.js";
 import { TraceFeed } from "./trace-feed.js";
 
@@ -65,7 +65,7 @@ export interface Inspector {
   /** `publish` of the run attached last (one is attached for it if there is none). */
   publish(event: AgentEvent): void;
   /** `requestPermission` of the run attached last (one is attached for it if there is none). */
-  requestPermission(request: PermissionRequest, options?: { signal?: AbortSignal }): Promise<"allow" | "deny">;
+  requestPermission(request: PermissionRequest, options?: PermissionRequestOptions): Promise<"allow" | "deny">;
   /** Resolves once a page is connected (rejects after `timeoutMs`, on abort, or when the inspector closes). */
   waitForPage(options?: { timeoutMs?: number; signal?: AbortSignal }): Promise<void>;
   /** Lets the process exit while the inspector still serves (it keeps serving as long as the process lives). */

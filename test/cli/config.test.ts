@@ -147,8 +147,22 @@ describe("resolveRunSettings", () => {
       traceFile: join(dir, ".agent/traces/run.jsonl"),
       permissions: { mode: "acceptEdits", allow: ["read_file", "bash(npm test)"], ask: [], deny: ["bash(rm *)"] },
       configFile: join(dir, CONFIG_FILE_NAME),
-      warnings: [],
+      // A model named with no server and no key would go to OpenAI's public endpoint (see the next test).
+      warnings: [expect.stringMatching(/^warning: the model "cfg-model" will be asked for at OpenAI's public endpoint/)],
     });
+  });
+
+  it("warns when a model is named with neither OPENAI_BASE_URL nor OPENAI_API_KEY: it would go to OpenAI's public endpoint", () => {
+    const { warnings } = resolveRunSettings({}, { ...noUser, STATECRAFT_MODEL: "qwen2.5:7b" }, dir);
+    expect(warnings).toEqual([
+      'warning: the model "qwen2.5:7b" will be asked for at OpenAI\'s public endpoint (https://api.openai.com/v1) without a key, since neither ' +
+        "OPENAI_BASE_URL nor OPENAI_API_KEY is set. For a local server set OPENAI_BASE_URL (e.g. http://localhost:11434/v1) or --base-url; for OpenAI set OPENAI_API_KEY.",
+    ]);
+    expect(resolveRunSettings({ model: "qwen2.5:7b" }, noUser, dir).warnings).toHaveLength(1);
+    expect(resolveRunSettings({}, { ...noUser, STATECRAFT_MODEL: "qwen2.5:7b", OPENAI_BASE_URL: "http://127.0.0.1:11434/v1" }, dir).warnings).toEqual([]);
+    expect(resolveRunSettings({}, { ...noUser, STATECRAFT_MODEL: "gpt-4o", OPENAI_API_KEY: "sk-test" }, dir).warnings).toEqual([]);
+    writeFileSync(join(dir, "case.json"), "[]");
+    expect(resolveRunSettings({ model: "script:case.json" }, noUser, dir).warnings).toEqual([]);
   });
 
   it("reads the config file from --cwd, not from where the command runs", () => {

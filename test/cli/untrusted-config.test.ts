@@ -20,7 +20,8 @@ beforeEach(() => {
   mkdirSync(project);
   mkdirSync(outside);
   writeFileSync(join(outside, ".bashrc"), "# mine\n");
-  env = { XDG_CONFIG_HOME: join(root, "user-config"), HOME: outside, STATECRAFT_MODEL: "m" };
+  // The user's own model: a local server (a model named with no server and no key would add a warning of its own).
+  env = { XDG_CONFIG_HOME: join(root, "user-config"), HOME: outside, STATECRAFT_MODEL: "m", OPENAI_BASE_URL: "http://127.0.0.1:11434/v1" };
 });
 afterEach(() => rmSync(root, { recursive: true, force: true }));
 
@@ -195,7 +196,7 @@ describe("trust", () => {
 });
 
 describe("baseUrl from an untrusted statecraft.config.json, with OPENAI_API_KEY set", () => {
-  const key = { OPENAI_API_KEY: "sk-test-0123456789abcdef", STATECRAFT_MODEL: undefined };
+  const key = { OPENAI_API_KEY: "sk-test-0123456789abcdef", STATECRAFT_MODEL: undefined, OPENAI_BASE_URL: undefined };
   it.each([
     "https://attacker.example/v1",
     "http://127.0.0.1:9/v1",
@@ -239,7 +240,7 @@ describe("baseUrl from an untrusted statecraft.config.json, with OPENAI_API_KEY 
 
   it("without a key, the project's server is used (it gets nothing of the user's)", () => {
     writeConfig({ baseUrl: "http://127.0.0.1:11434/v1" });
-    const model = settingsFor({}, { STATECRAFT_MODEL: undefined }).model;
+    const model = settingsFor({}, { STATECRAFT_MODEL: undefined, OPENAI_BASE_URL: undefined }).model;
     expect(model).toEqual({ kind: "openai", baseURL: "http://127.0.0.1:11434/v1", source: "config" });
   });
 

@@ -1,6 +1,6 @@
-import { existsSync, readFileSync, readdirSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { spawnSync } from "node:child_process";
-import { isAbsolute, join } from "node:path";
+import { delimiter, dirname, isAbsolute, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { AgentEvent } from "../../src/events.js";
 import { makeTempDir, removeDir, runCli, startCliOnTerminal } from "../cli/helpers/cli-process.js";
@@ -14,6 +14,18 @@ function temp(prefix: string): string {
 afterEach(() => {
   for (const dir of temps.splice(0)) removeDir(dir);
 });
+
+/** A PATH with node and the system's tools only: no `statecraft` on it (as after `npm ci` in a clone). */
+const PATH_WITHOUT = [dirname(process.execPath), "/usr/bin", "/bin"].join(delimiter);
+
+/** The same PATH with a folder holding an executable `statecraft` first (as after `npm install -g statecraft`). */
+function pathWithStatecraft(): string {
+  const bin = join(temp("statecraft-demo-bin-"), "bin");
+  mkdirSync(bin);
+  writeFileSync(join(bin, "statecraft"), "#!/bin/sh\nexit 0\n");
+  chmodSync(join(bin, "statecraft"), 0o755);
+  return `${bin}${delimiter}${PATH_WITHOUT}`;
+}
 
 interface TraceLine {
   kind: string;
@@ -32,7 +44,7 @@ describe("statecraft demo", { timeout: 60_000 }, () => {
   it("runs offline with no key, fixes the sample in a new folder under TMPDIR, and points at its trace", async () => {
     const tmp = temp("statecraft-demo-tmp-");
     const here = temp("statecraft-demo-cwd-");
-    const result = await runCli(["demo"], { cwd: here, env: { TMPDIR: tmp } });
+    const result = await runCli(["demo"], { cwd: here, env: { TMPDIR: tmp, PATH: PATH_WITHOUT } });
     expect(result.stderr).toBe("");
     expect(result.code).toBe(0);
 
@@ -48,8 +60,9 @@ describe("statecraft demo", { timeout: 60_000 }, () => {
     const trace = traceLine!.slice("trace: ".length);
     expect(isAbsolute(trace)).toBe(true);
     expect(trace).toBe(join(tmp, demoDir, ".agent", "trace.jsonl"));
-    expect(out).toContain(`statecraft trace show ${trace}`);
-    expect(out).toContain(`statecraft inspect ${trace}`);
+    // statecraft is not on PATH: the hints say how to run it from the project (npx finds node_modules/.bin).
+    expect(out).toContain(`\n  npx statecraft trace show ${trace}\n`);
+    expect(out).toContain(`\n  npx statecraft inspect ${trace}\n`);
 
     // The trace ends in done(final_answer) and went through every kind of step the demo promises.
     const lines = readTrace(trace);
@@ -119,9 +132,10 @@ describe("statecraft demo", { timeout: 60_000 }, () => {
     expect(existsSync(tmp)).toBe(true);
   });
 
-  it("prints what docs/cli.md's transcript shows (apart from times, paths and ids)", async () => {
+  it("prints what docs/cli.md's transcript shows (apart from times, paths and ids), with plain `statecraft` when it is on PATH", async () => {
     const tmp = temp("statecraft-demo-tmp-");
-    const result = await runCli(["demo"], { cwd: tmp, env: { TMPDIR: tmp } });
+    const result = await runCli(["demo"], { cwd: tmp, env: { TMPDIR: tmp, PATH: pathWithStatecraft() } });
+    expect(result.stdout).toMatch(/\n {2}statecraft trace show \S+\n {2}statecraft inspect \S+\n/);
     expect(result.code).toBe(0);
     const doc = readFileSync(new URL("../../docs/cli.md", import.meta.url), "utf8");
     const transcript = /```text\n\$ statecraft demo\n([\s\S]*?)\n```/.exec(doc)![1];

@@ -34,6 +34,32 @@ function agentFiles(dir: string): string {
     .join("\n");
 }
 
+/**
+ * A local server as Ollama, llama.cpp and vLLM are: `GET /v1/models` lists `models`, a chat request gets a streamed
+ * answer; the model each chat request named is kept.
+ */
+async function localServer(models: string[]): Promise<{ baseURL: string; chatModels: string[] }> {
+  const chatModels: string[] = [];
+  const local: Server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on("data", (c: Buffer) => chunks.push(c));
+    request.on("end", () => {
+      if (request.method === "GET" && request.url === "/v1/models") {
+        response.writeHead(200, { "content-type": "application/json" });
+        response.end(JSON.stringify({ object: "list", data: models.map((id) => ({ id, object: "model" })) }));
+        return;
+      }
+      chatModels.push((JSON.parse(Buffer.concat(chunks).toString("utf8")) as { model: string }).model);
+      response.writeHead(200, { "content-type": "text/event-stream" });
+      const lines = (replies.text("local answer") as { lines: string[] }).lines;
+      response.end(lines.map((line) => `${line}\n\n`).join(""));
+    });
+  });
+  await new Promise<void>((resolve) => local.listen(0, "127.0.0.1", resolve));
+  cleanups.push(() => new Promise<void>((resolve) => local.close(() => resolve())));
+  return { baseURL: `http://127.0.0.1:${(local.address() as AddressInfo).port}/v1`, chatModels };
+}
+
 describe("statecraft run against a local OpenAI-compatible server", { timeout: 60_000 }, () => {
   it("OPENAI_BASE_URL + STATECRAFT_MODEL: a tool-using run, streamed, exit 0", async () => {
     const dir = workspace();
@@ -135,7 +161,7 @@ describe("statecraft run against a local OpenAI-compatible server", { timeout: 6
     expect(result.stdout).toMatch(/error: .*OPENAI_API_KEY/);
   });
 
-  it("a server with no model named: the default name when the server lists none", async () => {
+  it("a server with no model named: the default name when the server has no model list (GET /models is 404)", async () => {
     const dir = workspace();
     const api = await server();
     api.enqueue(replies.text("ok"));
@@ -145,30 +171,22 @@ describe("statecraft run against a local OpenAI-compatible server", { timeout: 6
     expect(api.requests[0]).toMatchObject({ method: "GET", path: "/v1/models" });
   });
 
+  it("a server with no model named whose model list is empty: a usage error naming the server and how to choose a model", async () => {
+    const dir = workspace();
+    const local = await localServer([]);
+    const result = await runCli(["run", "hi"], { cwd: dir, env: { OPENAI_BASE_URL: local.baseURL } });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`the server at ${local.baseURL} lists no models`);
+    expect(result.stderr).toContain("--model <name>   or   STATECRAFT_MODEL=<name>");
+    expect(local.chatModels).toEqual([]); // no request for a model it does not have
+  });
+
   it("a server with no model named: its first listed model (as Ollama, llama.cpp and vLLM list theirs)", async () => {
     const dir = workspace();
-    const seen: string[] = [];
-    const local: Server = createServer((request, response) => {
-      const chunks: Buffer[] = [];
-      request.on("data", (c: Buffer) => chunks.push(c));
-      request.on("end", () => {
-        if (request.method === "GET" && request.url === "/v1/models") {
-          response.writeHead(200, { "content-type": "application/json" });
-          response.end(JSON.stringify({ object: "list", data: [{ id: "qwen2.5:7b", object: "model" }, { id: "other", object: "model" }] }));
-          return;
-        }
-        seen.push((JSON.parse(Buffer.concat(chunks).toString("utf8")) as { model: string }).model);
-        response.writeHead(200, { "content-type": "text/event-stream" });
-        const lines = (replies.text("local answer") as { lines: string[] }).lines;
-        response.end(lines.map((line) => `${line}\n\n`).join(""));
-      });
-    });
-    await new Promise<void>((resolve) => local.listen(0, "127.0.0.1", resolve));
-    cleanups.push(() => new Promise<void>((resolve) => local.close(() => resolve())));
-    const baseURL = `http://127.0.0.1:${(local.address() as AddressInfo).port}/v1`;
-    const result = await runCli(["run", "hi"], { cwd: dir, env: { OPENAI_BASE_URL: baseURL } });
+    const local = await localServer(["qwen2.5:7b", "other"]);
+    const result = await runCli(["run", "hi"], { cwd: dir, env: { OPENAI_BASE_URL: local.baseURL } });
     expect(result.code).toBe(0);
     expect(result.stdout).toContain("local answer");
-    expect(seen).toEqual(["qwen2.5:7b"]);
+    expect(local.chatModels).toEqual(["qwen2.5:7b"]);
   });
 });

@@ -1,8 +1,9 @@
+import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { AgentEvent } from "../../src/events.js";
-import { makeTempDir, removeDir, runCli, startCli } from "../cli/helpers/cli-process.js";
+import { CLI, cliEnv, makeTempDir, removeDir, runCli, startCli } from "../cli/helpers/cli-process.js";
 
 const temps: string[] = [];
 function workspace(): string {
@@ -292,6 +293,14 @@ describe("statecraft run: exit codes per stop reason", { timeout: 60_000 }, () =
     expect(result.stderr).toContain("--allow 'bash(echo hi > made.txt)'");
     expect(result.stderr).toContain("--permission-mode");
     expect(lastTraceLine(dir).details).toMatchObject({ reason: "permission_denied" });
+    // A person at the command line is pointed at the flags, not at the library's permissions.onAsk.
+    expect(result.stdout).toContain("error: permission denied for bash: it needs permission and there is no terminal to ask; run again with one of the flags above");
+    expect(result.stdout + result.stderr).not.toContain("onAsk");
+    // Both streams into one (as in a terminal, or 2>&1): the flags come before the summary that points at them.
+    const merged = spawnSync("sh", ["-c", 'exec "$0" "$@" 2>&1 </dev/null', process.execPath, CLI, "run", "--model", script(dir, steps), "x"], { cwd: dir, env: cliEnv(), encoding: "utf8" });
+    expect(merged.status).toBe(6);
+    expect(merged.stdout.indexOf("to allow it, run again with one of:")).toBeGreaterThan(-1);
+    expect(merged.stdout.indexOf("to allow it, run again with one of:")).toBeLessThan(merged.stdout.indexOf("■ permission_denied"));
 
     // The suggested flags do allow it.
     const allowed = await runCli(["run", "--allow", "bash(echo hi > made.txt)", "--model", script(dir, steps), "x"], { cwd: dir });

@@ -151,6 +151,16 @@ describe("the packed package, installed", { timeout: 300_000 }, () => {
     expect(result.stderr).toBe("");
   });
 
+  it("requires statecraft/dbos from CommonJS once its peer dependencies are installed", () => {
+    // The optional peers as a project using scale-out has them (linked from this checkout: no registry needed).
+    mkdirSync(join(app, "node_modules", "@dbos-inc"), { recursive: true });
+    symlinkSync(realpathSync(join(root, "node_modules", "@dbos-inc", "dbos-sdk")), join(app, "node_modules", "@dbos-inc", "dbos-sdk"), "dir");
+    symlinkSync(realpathSync(join(root, "node_modules", "pg")), join(app, "node_modules", "pg"), "dir");
+    const result = node(join(app, "fixtures", "cjs", "dbos.cjs"));
+    expect(JSON.parse(result.stdout)).toEqual({ createWorker: "function", enqueueRun: "function", refused: "INVALID_OPTIONS" });
+    expect(result.stderr).toBe("");
+  });
+
   it("compiles a strict TypeScript ES module project against the shipped declarations, and runs it", () => {
     tsc(join(app, "fixtures", "ts-esm"));
     const out = JSON.parse(node(join(app, "fixtures", "ts-esm", "out", "main.js")).stdout) as Record<string, unknown>;

@@ -9,9 +9,10 @@ const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
 /**
  * Compiles files under strict TypeScript as a consumer would: `statecraft` is the built package (its dist/*.d.ts).
  * `sources` are written into a temporary folder inside the package folder (so that `from "statecraft"` resolves to
- * the package itself), by file name; `.mjs`/`.js` files are checked as JavaScript (checkJs). Returns tsc's output.
+ * the package itself), by file name; `.mjs`/`.js` files are checked as JavaScript (checkJs). `stricter` adds compiler
+ * options (noUncheckedIndexedAccess, exactOptionalPropertyTypes). Returns tsc's output.
  */
-export function compileStrict(sources: Record<string, string>, extraFiles: string[] = []): { ok: boolean; output: string } {
+export function compileStrict(sources: Record<string, string>, extraFiles: string[] = [], stricter: Record<string, boolean> = {}): { ok: boolean; output: string } {
   const dir = mkdtempSync(join(root, ".types-check-"));
   try {
     for (const [name, text] of Object.entries(sources)) writeFileSync(join(dir, name), text);
@@ -29,6 +30,7 @@ export function compileStrict(sources: Record<string, string>, extraFiles: strin
           skipLibCheck: true,
           allowJs: true,
           checkJs: true,
+          ...stricter,
         },
         files: [...Object.keys(sources), ...extraFiles],
       }),

@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { scriptedModel } from "../../src/index.js";
+import { openaiModel, scriptedModel } from "../../src/index.js";
+import { replies, startOpenAIServer } from "../support/openai-server.js";
 import type { TraceLine } from "../../src/record/format.js";
 import type { SessionTimeline } from "../../src/debug/timeline.js";
 import type { SessionSummary } from "../../src/debug/session.js";
@@ -176,6 +177,36 @@ describe("statecraft trace fork", () => {
     expect(out.stdout).toContain(`fork: session ${forkId} (parent ${first}, forked at seq ${at}); trace: ${file}`);
   });
 
+  it("goes on with the recorded model unless --model names another (the server from OPENAI_BASE_URL, as for run)", async () => {
+    const api = await startOpenAIServer();
+    try {
+      api.enqueue(replies.text("First answer."), replies.text("Forked answer."), replies.text("Other answer."));
+      const recorded = await record(cwd, "say something", { model: openaiModel({ model: "recorded-model", baseURL: api.baseURL, apiKey: "sk-test" }) });
+      const at = readLines(file).filter((l) => l.sessionId === recorded.sessionId).find((l) => stateOf(l) === "build_context")!.seq;
+      // STATECRAFT_MODEL is a default like the recorded model; the recorded one is the fork's.
+      const env = { OPENAI_BASE_URL: api.baseURL, OPENAI_API_KEY: "sk-test", STATECRAFT_MODEL: "env-model", XDG_CONFIG_HOME: join(cwd, "no-user-config") };
+      const out = await traceCli(cwd, ["trace", "fork", "--session", recorded.sessionId, "--at", String(at), "--no-color"], env);
+      expect(out.stderr).toBe("");
+      expect(out.code).toBe(0);
+      expect(out.stdout).toContain("Forked answer.");
+      expect(out.stdout).toContain(`model recorded-model at ${api.baseURL} (the recorded one; --model for another)`);
+      expect(api.chatRequests.map((r) => r.body.model)).toEqual(["recorded-model", "recorded-model"]);
+      const other = await traceCli(cwd, ["trace", "fork", "--session", recorded.sessionId, "--at", String(at), "--model", "other-model", "--no-color"], env);
+      expect(other.code).toBe(0);
+      expect(other.stdout).not.toContain("the recorded one");
+      expect(api.chatRequests.map((r) => r.body.model)).toEqual(["recorded-model", "recorded-model", "other-model"]);
+    } finally {
+      await api.close();
+    }
+  });
+
+  it("a scripted model is not asked for again: the fork's model is chosen as run chooses one", async () => {
+    const at = readLines(file).filter((l) => l.sessionId === first).find((l) => stateOf(l) === "build_context")!.seq;
+    const out = await traceCli(cwd, ["trace", "fork", "--session", first, "--at", String(at)], { XDG_CONFIG_HOME: join(cwd, "no-user-config") });
+    expect(out.code).toBe(2);
+    expect(out.stderr).toContain("STATECRAFT_MODEL");
+  });
+
   it("run options apply to the fork: a lower turn limit stops it with run's exit code 3", async () => {
     const script = join(cwd, "loop.json");
     writeFileSync(script, JSON.stringify([{ toolCalls: [{ name: "read_file", input: { path: "x" } }] }, { text: "never" }]));
@@ -209,8 +240,16 @@ describe("statecraft trace script", () => {
       request: "echo the word alpha please",
       steps: [{ text: "Echoing.", toolCalls: [{ name: "echo", input: { text: "alpha" } }], usage: { input: 11, output: 3 } }, { text: "alpha", usage: { input: 20, output: 1 } }],
     });
-    const none = await traceCli(cwd, ["trace", "script"]);
-    expect(none.code).toBe(2);
-    expect(none.stderr).toMatch(/required option '--session <id>' not specified/);
+  });
+
+  it("the last session by default, as show and replay; --last says so; --session and --last are one or the other", async () => {
+    const last = await traceCli(cwd, ["trace", "script"]);
+    expect(last.code).toBe(0);
+    expect(JSON.parse(last.stdout)).toMatchObject({ session: second, request: "write a note" });
+    const named = await traceCli(cwd, ["trace", "script", "--last"]);
+    expect(named.stdout).toBe(last.stdout);
+    const both = await traceCli(cwd, ["trace", "script", "--session", first, "--last"]);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toMatch(/option '--last' cannot be used with option '--session <id>'/);
   });
 });

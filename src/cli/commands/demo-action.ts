@@ -1,12 +1,13 @@
 import { scriptedModel } from "../../models/scripted.js";
 import { builtinTools } from "../../tools/builtin/index.js";
 import { demoDecision } from "../../demo/policy.js";
-import { demoScenarioFile, prepareDemoWorkspace } from "../../demo/workspace.js";
+import { DEMO_MODEL_NAME, demoScenarioFile, prepareDemoWorkspace } from "../../demo/workspace.js";
 import { setupOutput, type CliContext } from "../context.js";
 import { ANSWER_WORDS, describeRequest } from "../prompt.js";
 import { HumanRenderer, JsonRenderer } from "../render.js";
 import { executeRun } from "../run-agent.js";
 import { shellQuote } from "../denial-notice.js";
+import { commandName } from "../command-name.js";
 import { UsageError } from "../usage-error.js";
 import { tmpdir } from "node:os";
 
@@ -38,7 +39,7 @@ export async function demoAction(flags: DemoFlags, context: CliContext): Promise
     );
   }
   output.logger.info({ dir }, "demo workspace prepared");
-  const model = scriptedModel.fromFile(demoScenarioFile(), { name: "statecraft-demo-script" });
+  const model = scriptedModel.fromFile(demoScenarioFile(), { name: DEMO_MODEL_NAME });
   const onTerminal = io.stdout.isTTY === true;
   const renderer = json
     ? new JsonRenderer(io.stdout)
@@ -77,9 +78,10 @@ export async function demoAction(flags: DemoFlags, context: CliContext): Promise
   say("");
   if (trace !== undefined) {
     say(`trace: ${trace}`);
+    const statecraft = commandName(io.env);
     say(style.dim("look at the run with:"));
-    say(`  statecraft trace show ${shellQuote(trace)}`);
-    say(`  statecraft inspect ${shellQuote(trace)}`);
+    say(`  ${statecraft} trace show ${shellQuote(trace)}`);
+    say(`  ${statecraft} inspect ${shellQuote(trace)}`);
   }
   if (outcome.reason === "final_answer") say(style.dim(`the fixed sample is in ${dir}; run its tests with: cd ${shellQuote(dir)} && npm test`));
   return outcome.exitCode;

@@ -17,6 +17,7 @@ import { fork } from "../../debug/fork.js";
 import { forkPermissions } from "../../debug/fork-permissions.js";
 import { analyseRun } from "../../debug/recording.js";
 import { splitRuns } from "../../debug/session.js";
+import { DEMO_MODEL_NAME } from "../../demo/workspace.js";
 import { pickSession, traceFile, type IO } from "./trace-io.js";
 
 /** `trace fork`'s flags: the run flags (a fork continues as a run) plus where to fork and what to say. */
@@ -43,12 +44,14 @@ export async function forkAction(streams: IO, file: string | undefined, flags: F
   // A worker's folder is on the worker's machine: a fork from the database works in -C or the folder it runs in.
   const recordedCwd = database === undefined && recorded && existsSync(recorded.cwd) ? recorded.cwd : undefined;
   const logger = createLogger(resolveLogLevel(flags.logLevel, streams.env));
+  // The fork goes on with the model the run used, like its other options, unless --model names another.
+  const recordedModel = flags.model === undefined ? reusableModel(recorded?.model) : undefined;
   // The model, the folder and the permissions are resolved like `run`'s (flags, environment, statecraft.config.json
   // in the folder as far as the folder is trusted, the user's config); the fork's trace is chosen below.
   const settings = resolveRunSettings(
     {
       ...(flags.cwd !== undefined ? { cwd: flags.cwd } : recordedCwd !== undefined ? { cwd: recordedCwd } : {}),
-      ...(flags.model !== undefined ? { model: flags.model } : {}),
+      ...(flags.model !== undefined ? { model: flags.model } : recordedModel !== undefined ? { model: recordedModel } : {}),
       ...(flags.baseUrl !== undefined ? { baseUrl: flags.baseUrl } : {}),
       ...(flags.permissionMode !== undefined ? { permissionMode: flags.permissionMode } : {}),
       ...(flags.allow ? { allow: flags.allow } : {}),
@@ -109,7 +112,7 @@ export async function forkAction(streams: IO, file: string | undefined, flags: F
   const say = (text: string) => (json ? streams.stderr : streams.stdout).write(`${text}\n`);
   say(
     (json ? err : out).dim(
-      `fork of session ${session.sessionId} at seq ${flags.at}: new session ${run.sessionId}, model ${created.description}, cwd ${settings.cwd}, permissions ${base.mode ?? "default"}`,
+      `fork of session ${session.sessionId} at seq ${flags.at}: new session ${run.sessionId}, model ${created.description}${recordedModel !== undefined ? " (the recorded one; --model for another)" : ""}, cwd ${settings.cwd}, permissions ${base.mode ?? "default"}`,
     ),
   );
   if (recordedNote !== undefined) say((json ? err : out).yellow(recordedNote));
@@ -138,3 +141,12 @@ export async function forkAction(streams: IO, file: string | undefined, flags: F
   return exitCodeFor(end.reason);
 }
 
+
+/**
+ * The recorded model's name when a fork can ask for it again: a scripted model's (`script`, `script:<file>`, the
+ * demo's) cannot go on from the middle of a run, so the fork's model is then chosen as `run` chooses one.
+ */
+function reusableModel(name: string | undefined): string | undefined {
+  if (name === undefined || name.trim() === "" || name === "script" || name.startsWith("script:") || name === DEMO_MODEL_NAME) return undefined;
+  return name;
+}

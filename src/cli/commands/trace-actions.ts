@@ -201,12 +201,13 @@ export function registerTraceCommands(program: Command, context: TraceCommandCon
     .command("script")
     .description("write a session's model outputs as a scripted-model file: run it again with --model script:<file>")
     .argument("[file]", `trace file (default ${DEFAULT_TRACE_FILE})`)
-    .requiredOption("--session <id>", "the session (its id, or the start of it)")
+    .option("--session <id>", "the session (its id, or the start of it); default the last one")
+    .addOption(new Option("--last", "the session that started last (the default)").conflicts("session"))
     .option("--run <n>", "only this run of the session (default all, in order)", parsePositiveInteger("--run"))
     .option("--database <url>", "read the trace lines statecraft/dbos workers wrote to this PostgreSQL (default when no file: STATECRAFT_DATABASE_URL)")
     .addHelpText("after", ["", 'Example: statecraft trace script --session 3f2a9c1e > case.json && statecraft run --model script:case.json "<same request>"'].join("\n"))
     .action(
-      action(async (streams, file: string | undefined, flags: { session: string; run?: number; database?: string }) => {
+      action(async (streams, file: string | undefined, flags: { session?: string; last?: boolean; run?: number; database?: string }) => {
         const session = await withTraceSource(streams.env, file, flags, () => traceFile(streams, file), (path) => pickSession(streams, path, flags.session));
         const script = scriptOf(session, flags.run !== undefined ? { run: flags.run } : {});
         streams.stdout.write(`${JSON.stringify(script, null, 2)}\n`);

@@ -111,8 +111,10 @@ export function renderCalls(s) {
 }
 
 export function renderPermission() {
-  const pending = [...model.permissions.values()].filter((p) => !p.answer);
+  const all = [...model.permissions.values()];
+  const pending = all.filter((p) => !p.answer);
   const section = $("permission");
+  renderAnsweredElsewhere(all.filter((p) => p.answer).pop());
   if (pending.length === 0) {
     section.hidden = true;
     section.dataset.request = "";
@@ -140,6 +142,17 @@ export function renderPermission() {
   const busy = !live.connected || live.staleToken || live.answering === p.id;
   $("allow").disabled = busy || !whole;
   $("deny").disabled = busy;
+}
+
+/**
+ * The last request answered, when the run's own prompt (the terminal) answered it before a page did: said, so that a
+ * question that vanished from the page is not taken for a lost one.
+ */
+function renderAnsweredElsewhere(last) {
+  const box = $("permission-elsewhere");
+  const text = last && last.by === "elsewhere" ? `${(last.call && last.call.name) || "a tool"}: answered in the terminal before this page did` : "";
+  if (box.textContent !== text) box.textContent = text;
+  box.hidden = text === "";
 }
 
 /** Inputs longer than this get a note saying to read all of them (the box scrolls). */

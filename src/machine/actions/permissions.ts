@@ -82,7 +82,8 @@ export function whatWouldAllow(permission: { by?: string; rule?: string } | null
     case "mode":
       return "Plan mode is read-only: run in another permission mode to allow it";
     case "human":
-      return "It was denied when asked";
+      // The reason before it already says it was denied when asked: say what would have let it run instead.
+      return "To let it run, answer allow when it is asked";
     default:
       return "Allow it with an allow rule or another permission mode, or answer through permissions.onAsk";
   }
