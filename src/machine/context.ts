@@ -198,7 +198,7 @@ export interface EngineContext {
    */
   messages: Message[];
   /** Tool calls of the current response, in call order. */
-  batch: CallRecord[];
+  batch: readonly CallRecord[];
   batchState: BatchState;
   call: CallState;
   inbox: InboxState;
@@ -218,7 +218,7 @@ export interface ResumePoint {
   turn: number;
   toolCallCount: number;
   usage: RunUsage;
-  batch: CallRecord[];
+  batch: readonly CallRecord[];
   batchState: BatchState;
   call: Pick<CallState, "usageAnchor" | "overflowCompacted" | "modelErrorAttempts">;
   answers: Readonly<Record<string, PermissionAnswer>>;

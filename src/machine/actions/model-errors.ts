@@ -39,10 +39,3 @@ export function prepareOverflowCompaction(context: EngineContext): Partial<Engin
     inbox: noClaims(context),
   };
 }
-
-/** A failure nobody recovers from ends the run `model_error` with its error. */
-export function stopWithFailure(context: EngineContext): Partial<EngineContext> {
-  const failure = context.outcome.failure;
-  if (!failure) return {};
-  return { outcome: { ...context.outcome, stopReason: "model_error", stopError: failure.toJSON() } };
-}
