@@ -1,4 +1,4 @@
-import type { CallRecord, EngineContext } from "../machine/context.js";
+import type { EngineContext } from "../machine/context.js";
 import type { EngineObserver } from "../machine/observe.js";
 import type { Message } from "../models/messages.js";
 import type { ToolRisk } from "../tools/define-tool.js";
@@ -50,9 +50,9 @@ export function runCheckpointer(options: RunCheckpointOptions): EngineObserver &
   const take = (at: StoredAt, now: boolean) => {
     if (ended || failed || !context) return;
     // Most checkpoints are replaced by the next one before the event loop turns (a step takes five): taking one
-    // costs what the run changes in place (the batch's records) and a few numbers; the stored head is made only
-    // for the checkpoint that is written.
-    latest = { context, batch: copyRecords(context.batch), at, time: Date.now(), traceSeq: options.trace?.nextSeq() ?? 0, started, count: context.messages.length };
+    // keeps the context it was taken from (a value) and a few numbers; the stored head is made only for the
+    // checkpoint that is written.
+    latest = { context, at, time: Date.now(), traceSeq: options.trace?.nextSeq() ?? 0, started, count: context.messages.length };
     if (now || saved === undefined || ++taken >= SAVE_EVERY) write();
     else if (!scheduled) {
       scheduled = true;
@@ -74,7 +74,7 @@ export function runCheckpointer(options: RunCheckpointOptions): EngineObserver &
       const messages = checkpoint.context.messages;
       const unchangedMessages = saved && saved.messages === messages ? Math.min(saved.count, checkpoint.count) : 0;
       saved = { messages, count: checkpoint.count };
-      const head = storedHeadOf(checkpoint.context, options.settings, checkpoint.traceSeq, checkpoint.time, checkpoint.at, "running", checkpoint.started, checkpoint.batch);
+      const head = storedHeadOf(checkpoint.context, options.settings, checkpoint.traceSeq, checkpoint.time, checkpoint.at, "running", checkpoint.started);
       // The store takes what it keeps before its first await (RunStore.save): the conversation itself will do when
       // it is as long as it was then, and a copy of the whole of it per save would make a step dearer as the run
       // grows.
@@ -128,24 +128,16 @@ export function runCheckpointer(options: RunCheckpointOptions): EngineObserver &
 }
 
 /**
- * A checkpoint as taken: the context it was taken from, which the engine replaces group by group and never changes
- * in place, except the batch's call records (copied here; what a record holds is replaced, never changed) and the
- * conversation (which only grows: its length then is kept).
+ * A checkpoint as taken: the context it was taken from, which the engine replaces and never changes in place,
+ * except the conversation, which only grows: its length then is kept.
  */
 interface Taken {
   context: EngineContext;
-  batch: CallRecord[];
   at: StoredAt;
   time: number;
   traceSeq: number;
   started: readonly string[];
   count: number;
-}
-
-function copyRecords(batch: readonly CallRecord[]): CallRecord[] {
-  const copies = new Array<CallRecord>(batch.length);
-  for (let i = 0; i < batch.length; i++) copies[i] = { ...batch[i] };
-  return copies;
 }
 
 /** Checkpointers of runs going on: a process that exits (process.exit) writes their latest checkpoint first. */
