@@ -191,8 +191,8 @@ function inputOf(variant: Variant, signal: AbortSignal): EngineInput {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// Synthetic events. Each is a recipe built from the snapshot it is sent to (tool-call ids are random per run, and
-// the machine's actions update the batch's records in place, so every event gets fresh objects from a factory).
+// Synthetic events. Each is a recipe built from the snapshot it is sent to (tool-call ids are random per run, so every
+// event is made by a factory from the snapshot's own calls).
 
 interface LabelledEvent extends AnyEventObject {
   label: string;
@@ -441,9 +441,9 @@ function abstractOf(s: Snapshot): string {
 const echoes = new WeakMap<Snapshot, string>();
 
 /**
- * The machine as the traversal sees it: every transition starts from copies of the batch records and the message
- * list (the machine's actions update those in place, and the traversal branches from one snapshot many times), and
- * the two environment events change what the signal and clock guards read.
+ * The machine as the traversal sees it: the traversal branches from one snapshot many times, which needs no copies
+ * (the context is a value: the machine's actions replace what they change), and the two environment events change
+ * what the signal and clock guards read.
  */
 const traversalLogic: ActorLogic<Snapshot, LabelledEvent, EngineInput> = {
   config: machine.config,
@@ -452,8 +452,7 @@ const traversalLogic: ActorLogic<Snapshot, LabelledEvent, EngineInput> = {
       return withContext(snapshot, { deps: { ...snapshot.context.deps, signal: AbortSignal.abort() } });
     }
     if (event.type === "env.deadlinePassed") return withContext(snapshot, { run: { ...snapshot.context.run, deadline: Number.NEGATIVE_INFINITY } });
-    const fresh = withContext(snapshot, { batch: snapshot.context.batch.map((r) => ({ ...r })), messages: [...snapshot.context.messages] });
-    const next = machine.transition(fresh, event as never, scope as never);
+    const next = machine.transition(snapshot, event as never, scope as never);
     if (abstractOf(next) !== abstractOf(snapshot)) return next;
     const echoed = { ...next } as Snapshot;
     echoes.set(echoed, event.label);
@@ -556,7 +555,7 @@ function replay(variant: Variant, path: StatePath<Snapshot, LabelledEvent>, take
       reasons.add(output.reason);
       const unanswered = end.context.batch.filter((r) => !r.result);
       if (unanswered.length) throw fail(`done with calls that have no result: ${unanswered.map(recordSummary).join(", ")}`);
-      const problems = conversationProblems(end.context.messages);
+      const problems = conversationProblems(end.context.messages.toArray());
       if (problems.length) throw fail(`the conversation is invalid at done:\n    ${problems.join("\n    ")}`);
     }
   } finally {

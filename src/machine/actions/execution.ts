@@ -1,5 +1,5 @@
 import type { AgentError } from "../../errors/agent-error.js";
-import type { ToolResult } from "../../models/messages.js";
+import type { Message, ToolResult } from "../../models/messages.js";
 import type { CallRecord, EngineContext } from "../context.js";
 import { replaceRecords } from "./records.js";
 
@@ -42,16 +42,16 @@ export function appendToolResults(context: EngineContext): Partial<EngineContext
 }
 
 /**
- * Closes the open batch: calls without a result get `missing`, and one tool message per call joins the conversation
- * (which is append-only: its entries are added, never changed).
+ * Closes the open batch: calls without a result get `missing`, and one tool message per call joins the conversation.
  */
-export function closeBatch(context: EngineContext, missing: string): Pick<EngineContext, "batch" | "batchState"> {
-  if (!context.batchState.open) return { batch: context.batch, batchState: context.batchState };
+export function closeBatch(context: EngineContext, missing: string): Pick<EngineContext, "batch" | "batchState" | "messages"> {
+  if (!context.batchState.open) return { batch: context.batch, batchState: context.batchState, messages: context.messages };
   const batch = replaceRecords(context.batch, (record) =>
     record.result ? record : { ...record, result: { content: missing, isError: true }, status: record.status === "finished" ? "finished" : "denied" },
   );
+  const results: Message[] = [];
   for (const record of batch) {
-    context.messages.push({ role: "tool", toolCallId: record.call.id, name: record.call.name, content: record.result!.content, isError: record.result!.isError });
+    results.push({ role: "tool", toolCallId: record.call.id, name: record.call.name, content: record.result!.content, isError: record.result!.isError });
   }
-  return { batch, batchState: { ...context.batchState, open: false } };
+  return { batch, batchState: { ...context.batchState, open: false }, messages: context.messages.append(...results) };
 }

@@ -134,8 +134,8 @@ export function closeRun(context: EngineContext): Partial<EngineContext> {
   const reason = context.outcome.stopReason;
   // streamingText is emptied when a response completes: text left in it belongs to a call that was cut off.
   const partial = context.call.streamingText;
-  if (partial !== "") context.messages.push({ role: "assistant", content: partial, cutOff: true });
-  const closed = closeBatch(context, `Not run: the run stopped (${reason}) before this call finished.`);
+  const cutOff = partial !== "" ? { ...context, messages: context.messages.append({ role: "assistant", content: partial, cutOff: true }) } : context;
+  const closed = closeBatch(cutOff, `Not run: the run stopped (${reason}) before this call finished.`);
   return {
     ...closed,
     ...(partial !== "" ? { outcome: { ...context.outcome, finalText: partial }, call: { ...context.call, streamingText: "" } } : {}),

@@ -30,8 +30,7 @@ export function parseToolCalls(context: EngineContext): Partial<EngineContext> {
   const message: AssistantMessage = { role: "assistant", content: response.text, toolCalls };
   if (response.thinking) message.thinking = response.thinking;
   if (response.providerMetadata) message.providerMetadata = response.providerMetadata;
-  context.messages.push(message);
-  return { batch, batchState: { ...context.batchState, open: true, hitToolLimit: false } };
+  return { messages: context.messages.append(message), batch, batchState: { ...context.batchState, open: true, hitToolLimit: false } };
 }
 
 function parseOne(raw: RawToolCall, sessionId: string, truncated: boolean, newId: () => string): CallRecord {
