@@ -109,8 +109,10 @@ export function runCheckpointer(options: RunCheckpointOptions): EngineObserver &
         options.store.delete(entered.context.run.sessionId).catch(() => undefined);
       }
     },
-    emitted(event: Parameters<EngineObserver["emitted"] & {}>[0]) {
+    emitted(event: Parameters<EngineObserver["emitted"] & {}>[0], now: EngineContext) {
       if (state !== "execute_tool") return;
+      // A call started or finished within execute_tool: the context as that left it (its records replaced).
+      context = now;
       if (event.type === "tool_start") {
         started = [...started, event.call.id];
         take("execute_tool", mayChange(event.call.name));
