@@ -29,8 +29,10 @@ export type {
 export { AgentError, type AgentErrorCode, type ErrorInfo } from "./errors/agent-error.js";
 export { engineMachine, type EngineMachine, type EngineOutput } from "./machine/engine.js";
 export type { EngineContext, EngineInput, CallRecord, CallStatus } from "./machine/context.js";
+export type { Conversation } from "./machine/conversation.js";
 export { ENGINE_STATES, type EngineStateName } from "./record/engine-states.js";
 export { STOP_REASONS, type StopReason } from "./record/stop-reasons.js";
+export type { StopCause } from "./machine/actions/stop.js";
 export { defineTool, type ToolConfig, type ToolDefinition, type ToolContext, type ToolOutput, type ToolRisk, type ToolExecutionMode, type AnyTool, type ObjectSchema, type SchemaInput, type ToolCallOf } from "./tools/define-tool.js";
 export type { InputValidator, InputCheck } from "./tools/validate.js";
 export { scriptedModel, type ScriptedModel, type ScriptedStep, type ScriptStep, type ScriptedToolCall } from "./models/scripted.js";

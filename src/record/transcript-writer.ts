@@ -1,5 +1,4 @@
-import type { Conversation } from "../machine/conversation.js";
-import type { EngineObserver } from "../machine/observe.js";
+import type { EngineObserver, StateEntered } from "../machine/observe.js";
 import { agentFolder } from "./agent-folder.js";
 import { isoTime } from "./iso-time.js";
 import { JsonlWriter, type LineSink } from "./jsonl-writer.js";
@@ -75,7 +74,7 @@ export function transcriptWriter(options: {
   const write = out.write;
   let written = -1;
   let rules = 0;
-  let list: Conversation | undefined;
+  let list: StateEntered["context"]["messages"] | undefined;
   let compaction: unknown;
   // Most states add nothing: the time is only read once a state has a line to stamp (the same for all its lines).
   let stamp: string | undefined;
