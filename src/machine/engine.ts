@@ -194,7 +194,15 @@ export const engineMachine = setup({
       return { type: "tool_progress", call, progress, ...(total === undefined ? {} : { total }), ...(message === undefined ? {} : { message }) };
     }),
     relaySubagentEvent: emit(({ event }) => eventOf(event, "subagent.event").event),
-    recordToolFinished: assign(({ context, event }) => (event.type === "tool.finished" ? recordToolFinished(context, event) : {})),
+    /** A call's result is announced by the action that records it: one assign a finished call, not two. */
+    recordToolFinished: enqueueActions(({ context, event, enqueue }) => {
+      const finished = eventOf(event, "tool.finished");
+      const recorded = recordToolFinished(context, finished);
+      if (!recorded) return;
+      enqueue.assign({ batch: recorded.batch });
+      const { call, result } = recorded.record;
+      if (result) enqueue.emit({ type: "tool_result", call, result });
+    }),
     appendToolResults: assign(({ context }) => appendToolResults(context)),
     /**
      * Every call gets exactly one `tool_result` event, the moment its result is known. The records announced are
@@ -336,7 +344,7 @@ export const engineMachine = setup({
         "tool.progress": { actions: "announceToolProgress" },
         // A tool that blocked the event loop past the deadline finishes before the late deadline timer fires: the
         // deadline still wins, and the late result is dropped like any result that arrives after the run stopped.
-        "tool.finished": [{ guard: "timedOut", target: "done", actions: stop("timeout") }, { actions: ["recordToolFinished", "announceResults"] }],
+        "tool.finished": [{ guard: "timedOut", target: "done", actions: stop("timeout") }, { actions: "recordToolFinished" }],
         "subagent.event": { actions: "relaySubagentEvent" },
       },
     },

@@ -10,19 +10,29 @@ export function startExecution(context: EngineContext): Partial<EngineContext> {
   return { toolCallCount: context.toolCallCount + runs };
 }
 
-/** A tool call finished: its result, or its error for recover to judge. */
+/**
+ * A tool call finished: its result (announced at once, by the action that records it), or its error for recover to
+ * judge. Undefined for a call not of this batch.
+ */
 export function recordToolFinished(
   context: EngineContext,
   finished: { id: string; result?: ToolResult; error?: AgentError; fatal?: boolean; durationMs: number },
-): Partial<EngineContext> {
-  const batch = replaceRecords(context.batch, (record) => (record.call.id === finished.id ? finishedRecord(record, finished) : record));
-  return batch === context.batch ? {} : { batch };
+): { batch: readonly CallRecord[]; record: CallRecord } | undefined {
+  const index = context.batch.findIndex((r) => r.call.id === finished.id);
+  if (index < 0) return undefined;
+  const record = finishedRecord(context.batch[index], finished);
+  const batch = context.batch.slice();
+  batch[index] = record;
+  return { batch, record };
 }
 
 function finishedRecord(record: CallRecord, finished: { result?: ToolResult; error?: AgentError; fatal?: boolean; durationMs: number }): CallRecord {
   // Built by assignment, not by spreading optional parts: one object per finished call.
   const next: CallRecord = { ...record, status: "finished", durationMs: finished.durationMs };
-  if (finished.result) next.result = finished.result;
+  if (finished.result) {
+    next.result = finished.result;
+    next.announced = true;
+  }
   if (finished.error) next.error = finished.error;
   if (finished.fatal) next.fatal = true;
   return next;

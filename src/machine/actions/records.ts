@@ -17,6 +17,10 @@ export function replaceRecords(batch: readonly CallRecord[], change: (record: Ca
 
 /** The records whose result is known and was not yet announced, marked as announced now; undefined when there are none. */
 export function markAnnounced(batch: readonly CallRecord[]): { batch: readonly CallRecord[]; announced: readonly CallRecord[] } | undefined {
+  // Runs several times a step and mostly finds nothing: a plain scan first, no closure made.
+  let any = false;
+  for (let i = 0; i < batch.length && !any; i++) any = batch[i].result !== undefined && batch[i].announced !== true;
+  if (!any) return undefined;
   let announced: CallRecord[] | undefined;
   const marked = replaceRecords(batch, (record) => {
     if (!record.result || record.announced) return record;
