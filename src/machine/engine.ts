@@ -74,7 +74,8 @@ export type EngineEmitted = Extract<
 >;
 
 const doneOutput = <T>(event: unknown) => (event as { output: T }).output;
-const failure = (event: unknown, code: "MODEL_ERROR" | "HOOK_FAILED") => toAgentError((event as { error: unknown }).error, code);
+/** The failed work's error, with `code` for anything thrown that is not an AgentError. */
+const failure = (event: unknown, code: "MODEL_ERROR" | "HOOK_FAILED" | "ENGINE_FAILED") => toAgentError((event as { error: unknown }).error, code);
 /** Every stop of the run: one action, which keeps the first reason (see actions/stop.ts for each cause's reason and code). */
 const stop = (cause: StopCause) => ({ type: "stopWith", params: { cause } }) as const;
 const cancel = (effect: EffectName) => ({ type: "cancelWork", params: { effect } }) as const;
@@ -161,7 +162,9 @@ export const engineMachine = setup({
       }
     }),
     recordResponse: assign(({ context, event }) => recordResponse(context, doneOutput<ModelResponse>(event))),
-    recordContextFailure: assign(({ context, event }) => ({ outcome: { ...context.outcome, failure: failure(event, "MODEL_ERROR"), failedIn: "build_context" as const } })),
+    // build_context's own failures are AgentErrors (a hook's HOOK_FAILED, a damaged transcript's INVALID_OPTIONS): anything
+    // else thrown there is the engine failing (or the disk under it), not the model.
+    recordContextFailure: assign(({ context, event }) => ({ outcome: { ...context.outcome, failure: failure(event, "ENGINE_FAILED"), failedIn: "build_context" as const } })),
     recordModelFailure: assign(({ context, event }) => ({ outcome: { ...context.outcome, failure: failure(event, "MODEL_ERROR"), failedIn: "call_model" as const } })),
     recordPermissionFailure: assign(({ context, event }) => ({ outcome: { ...context.outcome, failure: failure(event, "HOOK_FAILED"), failedIn: "ask_permission" as const } })),
     recordToolsFailure: assign(({ context, event }) => ({ outcome: { ...context.outcome, failure: toolsCrash((event as { error: unknown }).error), failedIn: "execute_tool" as const } })),

@@ -177,6 +177,19 @@ const ROWS: Row[] = [
     code: "HOOK_FAILED",
     says: /the hook broke/,
   },
+  {
+    cause: "a hook failing while the context is built",
+    options: () => ({
+      model: scriptedModel([call("echo", { text: "a" }), { text: "never" }]),
+      tools: [echo],
+      prepareNextTurn: () => {
+        throw new Error("the turn hook broke");
+      },
+    }),
+    reason: "model_error",
+    code: "HOOK_FAILED",
+    says: /hook prepareNextTurn failed: the turn hook broke/,
+  },
   { cause: "engine defect", options: () => ({ model: malformed }), reason: "model_error", code: "ENGINE_FAILED" },
 ];
 
