@@ -1,5 +1,6 @@
 import { planCompaction, SUMMARY_PREFIX, modelSummarizer, type Summarize } from "../compaction/compact.js";
 import { estimateContextTokens, estimateTokensOf, type UsageAnchor } from "../compaction/estimate.js";
+import { AgentError } from "../errors/agent-error.js";
 import { callHook, type AgentHooks } from "../hooks.js";
 import type { Message } from "../models/messages.js";
 import type { Model } from "../models/model.js";
@@ -110,7 +111,7 @@ async function compactIfNeeded(
   const summarize = input.summarize ?? modelSummarizer(input.model, input.sessionId);
   const summary = await callHook("summarize", () => summarize(plan.older, { signal }));
   if (typeof summary !== "string" || summary.trim() === "") {
-    throw new Error("summarize returned no text");
+    throw new AgentError("HOOK_FAILED", "hook summarize failed: it returned no text");
   }
   const compacted: Message[] = [...(system ? [system] : []), { role: "user", content: SUMMARY_PREFIX + summary }, ...plan.recent];
   return { messages: compacted, compaction: { tokensBefore, tokensAfter: estimateTokensOf(compacted), summary } };

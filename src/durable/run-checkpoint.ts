@@ -1,6 +1,6 @@
-import type { CallRecord, EngineContext } from "../machine/context.js";
+import type { EngineContext } from "../machine/context.js";
 import type { EngineObserver } from "../machine/observe.js";
-import type { Message } from "../models/messages.js";
+import type { Conversation } from "../machine/conversation.js";
 import type { ToolRisk } from "../tools/define-tool.js";
 import type { RunStore, StoredAt, StoredRun, StoredSettings } from "./run-store.js";
 import { storedHeadOf } from "./stored-run.js";
@@ -45,14 +45,14 @@ export function runCheckpointer(options: RunCheckpointOptions): EngineObserver &
   let taken = 0;
   let scheduled = false;
   /** The conversation of the last save, to tell the store how much of it is unchanged. */
-  let saved: { messages: Message[]; count: number } | undefined;
+  let saved: Conversation | undefined;
 
   const take = (at: StoredAt, now: boolean) => {
     if (ended || failed || !context) return;
     // Most checkpoints are replaced by the next one before the event loop turns (a step takes five): taking one
-    // costs what the run changes in place (the batch's records) and a few numbers; the stored head is made only
-    // for the checkpoint that is written.
-    latest = { context, batch: copyRecords(context.batch), at, time: Date.now(), traceSeq: options.trace?.nextSeq() ?? 0, started, count: context.messages.length };
+    // keeps the context it was taken from (a value) and a few numbers; the stored head is made only for the
+    // checkpoint that is written.
+    latest = { context, at, time: Date.now(), traceSeq: options.trace?.nextSeq() ?? 0, started };
     if (now || saved === undefined || ++taken >= SAVE_EVERY) write();
     else if (!scheduled) {
       scheduled = true;
@@ -70,17 +70,17 @@ export function runCheckpointer(options: RunCheckpointOptions): EngineObserver &
     try {
       // The trace reaches the disk first: a checkpoint never names a seq whose lines a SIGKILL could still lose.
       options.trace?.flush?.();
-      // The conversation only grows in place; a rebuilt one (compaction) is another array.
+      // A conversation that continues the last one saved starts with its messages; a rebuilt one (compaction) does not.
       const messages = checkpoint.context.messages;
-      const unchangedMessages = saved && saved.messages === messages ? Math.min(saved.count, checkpoint.count) : 0;
-      saved = { messages, count: checkpoint.count };
-      const head = storedHeadOf(checkpoint.context, options.settings, checkpoint.traceSeq, checkpoint.time, checkpoint.at, "running", checkpoint.started, checkpoint.batch);
-      // The store takes what it keeps before its first await (RunStore.save): the conversation itself will do when
-      // it is as long as it was then, and a copy of the whole of it per save would make a step dearer as the run
-      // grows.
+      const unchangedMessages = saved && messages.continues(saved) ? saved.length : 0;
+      saved = messages;
+      const head = storedHeadOf(checkpoint.context, options.settings, checkpoint.traceSeq, checkpoint.time, checkpoint.at, "running", checkpoint.started);
+      // The store takes what it keeps before its first await (RunStore.save): the conversation's own list will do
+      // (`toArray`: no copy when it is the run's latest), and a copy of the whole of it per save would make a step
+      // dearer as the run grows.
       // Added to the head itself, not spread into a copy: in V8 a spread copy given a property it lacks outlives the
       // scavenges (bench/notes.md, "Promoted bytes").
-      const run: StoredRun = Object.assign(head, { messages: messages.length === checkpoint.count ? messages : messages.slice(0, checkpoint.count) });
+      const run: StoredRun = Object.assign(head, { messages: messages.toArray() as unknown[] });
       options.store.save(run, { unchangedMessages }).catch(fail);
     } catch (error) {
       fail(error);
@@ -109,8 +109,10 @@ export function runCheckpointer(options: RunCheckpointOptions): EngineObserver &
         options.store.delete(entered.context.run.sessionId).catch(() => undefined);
       }
     },
-    emitted(event: Parameters<EngineObserver["emitted"] & {}>[0]) {
+    emitted(event: Parameters<EngineObserver["emitted"] & {}>[0], now: EngineContext) {
       if (state !== "execute_tool") return;
+      // A call started or finished within execute_tool: the context as that left it (its records replaced).
+      context = now;
       if (event.type === "tool_start") {
         started = [...started, event.call.id];
         take("execute_tool", mayChange(event.call.name));
@@ -128,24 +130,15 @@ export function runCheckpointer(options: RunCheckpointOptions): EngineObserver &
 }
 
 /**
- * A checkpoint as taken: the context it was taken from, which the engine replaces group by group and never changes
- * in place, except the batch's call records (copied here; what a record holds is replaced, never changed) and the
- * conversation (which only grows: its length then is kept).
+ * A checkpoint as taken: the context it was taken from (a value: the engine replaces what it changes, never
+ * changing it in place).
  */
 interface Taken {
   context: EngineContext;
-  batch: CallRecord[];
   at: StoredAt;
   time: number;
   traceSeq: number;
   started: readonly string[];
-  count: number;
-}
-
-function copyRecords(batch: readonly CallRecord[]): CallRecord[] {
-  const copies = new Array<CallRecord>(batch.length);
-  for (let i = 0; i < batch.length; i++) copies[i] = { ...batch[i] };
-  return copies;
 }
 
 /** Checkpointers of runs going on: a process that exits (process.exit) writes their latest checkpoint first. */

@@ -22,9 +22,8 @@ export function storedRunOf(
 }
 
 /**
- * The stored run without its conversation, copied from the context as it is now: the engine changes its batch's
- * records in place as the run goes on, so a checkpoint keeps copies of them. What the copies hold (a call, its
- * result) is replaced, never changed, so a shallow copy stays true.
+ * The stored run without its conversation, read from a context (a value: the engine replaces what it changes, the
+ * batch's records included, and only appends to the conversation).
  */
 export function storedHeadOf(
   context: EngineContext,
@@ -34,8 +33,6 @@ export function storedHeadOf(
   at: StoredAt,
   status: StoredRun["status"],
   started: readonly string[],
-  /** The batch's records as they were then (default: as they are now). */
-  batch: readonly CallRecord[] = context.batch,
 ): Omit<StoredRun, "messages"> {
   const anchor = context.call.usageAnchor;
   return {
@@ -52,7 +49,7 @@ export function storedHeadOf(
     turn: context.turn,
     toolCallCount: context.toolCallCount,
     usage: { ...context.usage },
-    batch: batch.map(storedCall),
+    batch: context.batch.map(storedCall),
     batchState: { open: context.batchState.open, hitToolLimit: context.batchState.hitToolLimit, repeat: { ...context.batchState.repeat } },
     call: {
       ...(anchor ? { usageAnchor: { tokens: anchor.tokens, messageCount: anchor.messageCount } } : {}),

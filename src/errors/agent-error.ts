@@ -23,6 +23,10 @@ export type AgentErrorCode =
   | "HOOK_FAILED"
   | "REPEATED_CALL"
   | "MAX_TOKENS"
+  /** A tool, or the code running the tool batch, crashed: the run ends `tool_error`. */
+  | "TOOL_CRASHED"
+  /** A defect of the engine itself: the run ends `model_error`. */
+  | "ENGINE_FAILED"
   | "TRACE_WRITE_FAILED"
   | "RUN_BUSY"
   | "RUN_NOT_FOUND"

@@ -24,7 +24,7 @@ export function tokensExhausted(context: Pick<EngineContext, "usage" | "loop">):
 export function contextOverBudget(context: Pick<EngineContext, "messages" | "call" | "loop">): boolean {
   const { contextWindow, reserveTokens } = context.loop;
   if (contextWindow <= 0) return false;
-  return estimateContextTokens(context.messages, context.call.usageAnchor) > contextWindow - reserveTokens;
+  return estimateContextTokens(context.messages.toArray(), context.call.usageAnchor) > contextWindow - reserveTokens;
 }
 
 /**

@@ -61,16 +61,7 @@ export interface InspectedRunInfo {
 /** What an unwritten record holds besides its values (the closure, the record's own numbers), for the hub's bound. */
 const RECORD_BYTES = 256;
 
-/**
- * The context as an enter record shows it, held until the record is written: the groups as they are (the engine's
- * actions replace them whole), but the batch's call records, which its actions change field by field, copied (each
- * field's value is itself replaced whole, never changed in place).
- */
-function heldContext(context: Record<string, unknown>): Record<string, unknown> {
-  const held = { ...context };
-  if (Array.isArray(context.batch)) held.batch = context.batch.map((record: unknown) => (record && typeof record === "object" ? { ...record } : record));
-  return held;
-}
+
 
 /** Event types the observer delivers itself (the rest of AgentEvent comes only through `publish`). */
 const OBSERVED = new Set<AgentEvent["type"]>(["state", "text_delta", "thinking_delta", "retry", "tool_start", "tool_result", "permission_request"]);
@@ -152,9 +143,10 @@ export function createInspectedRun(hub: InspectorHub, info: InspectedRunInfo, ch
       if (entered.state !== "stream_text") flushDeltas();
       const context = entered.context as unknown as Record<string, unknown>;
       turn = entered.context.turn;
-      const messages = Array.isArray(context.messages) ? (context.messages as unknown[]) : [];
-      // The conversation only grows during a run (entries are pushed, never changed); if it was replaced, it is sent
-      // again from the start.
+      // Read now, up to its length now: entries of a conversation's list below its length never change.
+      const messages = entered.context.messages.toArray();
+      // The conversation only grows during a run (a new one adds to the last); if it was replaced, it is sent again
+      // from the start.
       const start = messages.length < messagesSent ? 0 : messagesSent;
       const end = messages.length;
       if (end > start) {
@@ -175,7 +167,8 @@ export function createInspectedRun(hub: InspectorHub, info: InspectedRunInfo, ch
       // Taken apart now: the record may be written long after this state, from whatever `entered` then holds.
       const { time: enteredAt, state: enteredState } = entered;
       const eventType = entered.event.type;
-      const held = heldContext(context);
+      // Held as it is until the record is written: the context is a value (the engine replaces what it changes).
+      const held = context;
       let estimate = RECORD_BYTES + approxBytes(lineDetails);
       for (const key in held) if (held[key] !== lastContext[key]) estimate += approxBytes(held[key]);
       lastContext = held;

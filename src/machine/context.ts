@@ -5,6 +5,7 @@ import type { Model, ModelResponse, RawToolCall, ToolSpec } from "../models/mode
 import type { PermissionAnswer, PermissionOptions, PermissionPolicy, PermissionRecord } from "../permissions/types.js";
 import type { AnyTool } from "../tools/define-tool.js";
 import type { StopReason } from "./stop-reasons.js";
+import type { Conversation } from "./conversation.js";
 import type { AgentHooks } from "../hooks.js";
 import type { Summarize } from "../compaction/compact.js";
 import type { UsageAnchor } from "../compaction/estimate.js";
@@ -193,12 +194,12 @@ export interface EngineContext {
   toolCallCount: number;
   usage: RunUsage;
   /**
-   * The conversation: append-only during a run and owned by it, so entries are pushed rather than the list copied
-   * (a copy per step would make a run quadratic in its length).
+   * The conversation: a value like the rest of the context; adding a message makes a new conversation that shares
+   * the earlier one's messages (a copy per step would make a run quadratic in its length).
    */
-  messages: Message[];
+  messages: Conversation;
   /** Tool calls of the current response, in call order. */
-  batch: CallRecord[];
+  batch: readonly CallRecord[];
   batchState: BatchState;
   call: CallState;
   inbox: InboxState;
@@ -218,7 +219,7 @@ export interface ResumePoint {
   turn: number;
   toolCallCount: number;
   usage: RunUsage;
-  batch: CallRecord[];
+  batch: readonly CallRecord[];
   batchState: BatchState;
   call: Pick<CallState, "usageAnchor" | "overflowCompacted" | "modelErrorAttempts">;
   answers: Readonly<Record<string, PermissionAnswer>>;

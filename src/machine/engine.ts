@@ -34,12 +34,13 @@ import {
 import { storeBuiltContext } from "./actions/build.js";
 import { appendToolResults, recordToolFinished, startExecution } from "./actions/execution.js";
 import { claimInbox, enqueue } from "./actions/inbox.js";
-import { noteModelError, prepareOverflowCompaction, prepareRetry, stopWithFailure } from "./actions/model-errors.js";
+import { noteModelError, prepareOverflowCompaction, prepareRetry } from "./actions/model-errors.js";
 import { beginModelCall, recordResponse, recordStreamText } from "./actions/model-call.js";
 import { denyResponse, recordPermissions } from "./actions/permissions.js";
 import { beginResume, recordSuspension } from "./actions/suspend.js";
 import { recoverFromErrors } from "./actions/recover.js";
-import { closeRun, limitError, stopWith } from "./actions/stop.js";
+import { markAnnounced } from "./actions/records.js";
+import { closeRun, outputOf, stopWith, toolsCrash, type StopCause } from "./actions/stop.js";
 import { parseToolCalls, validateToolCalls } from "./actions/tool-calls.js";
 import type { EngineContext, EngineInput } from "./context.js";
 import { initialContext } from "./initial-context.js";
@@ -73,8 +74,10 @@ export type EngineEmitted = Extract<
 >;
 
 const doneOutput = <T>(event: unknown) => (event as { output: T }).output;
-const failure = (event: unknown, code: "MODEL_ERROR" | "HOOK_FAILED") => toAgentError((event as { error: unknown }).error, code);
-const stop = (reason: StopReason) => ({ type: "stopWithLimit", params: { reason } }) as const;
+/** The failed work's error, with `code` for anything thrown that is not an AgentError. */
+const failure = (event: unknown, code: "MODEL_ERROR" | "HOOK_FAILED" | "ENGINE_FAILED") => toAgentError((event as { error: unknown }).error, code);
+/** Every stop of the run: one action, which keeps the first reason (see actions/stop.ts for each cause's reason and code). */
+const stop = (cause: StopCause) => ({ type: "stopWith", params: { cause } }) as const;
 const cancel = (effect: EffectName) => ({ type: "cancelWork", params: { effect } }) as const;
 
 /**
@@ -159,10 +162,12 @@ export const engineMachine = setup({
       }
     }),
     recordResponse: assign(({ context, event }) => recordResponse(context, doneOutput<ModelResponse>(event))),
-    recordContextFailure: assign(({ context, event }) => ({ outcome: { ...context.outcome, failure: failure(event, "MODEL_ERROR"), failedIn: "build_context" as const } })),
+    // build_context's own failures are AgentErrors (a hook's HOOK_FAILED, a damaged transcript's INVALID_OPTIONS): anything
+    // else thrown there is the engine failing (or the disk under it), not the model.
+    recordContextFailure: assign(({ context, event }) => ({ outcome: { ...context.outcome, failure: failure(event, "ENGINE_FAILED"), failedIn: "build_context" as const } })),
     recordModelFailure: assign(({ context, event }) => ({ outcome: { ...context.outcome, failure: failure(event, "MODEL_ERROR"), failedIn: "call_model" as const } })),
     recordPermissionFailure: assign(({ context, event }) => ({ outcome: { ...context.outcome, failure: failure(event, "HOOK_FAILED"), failedIn: "ask_permission" as const } })),
-    recordToolsFailure: assign(({ context, event }) => ({ outcome: { ...context.outcome, failure: failure(event, "MODEL_ERROR"), failedIn: "execute_tool" as const } })),
+    recordToolsFailure: assign(({ context, event }) => ({ outcome: { ...context.outcome, failure: toolsCrash((event as { error: unknown }).error), failedIn: "execute_tool" as const } })),
     recordHookFailure: assign(({ context, event }) => ({ outcome: { ...context.outcome, failure: failure(event, "HOOK_FAILED") } })),
     parseToolCalls: assign(({ context }) => parseToolCalls(context)),
     validateToolCalls: assign(({ context }) => validateToolCalls(context)),
@@ -170,7 +175,6 @@ export const engineMachine = setup({
     prepareRetry: assign(({ context }) => prepareRetry(context)),
     noteModelError: assign(({ context }) => noteModelError(context)),
     prepareOverflowCompaction: assign(({ context }) => prepareOverflowCompaction(context)),
-    stopWithFailure: assign(({ context }) => stopWithFailure(context)),
     recordPermissions: assign(({ context, event }) => recordPermissions(context, doneOutput<PermissionStep[]>(event))),
     denyResponse: assign(({ context }) => denyResponse(context)),
     // Emitting actions bound to one event type are plain `emit`s: no enqueueActions resolved per event.
@@ -193,24 +197,27 @@ export const engineMachine = setup({
       return { type: "tool_progress", call, progress, ...(total === undefined ? {} : { total }), ...(message === undefined ? {} : { message }) };
     }),
     relaySubagentEvent: emit(({ event }) => eventOf(event, "subagent.event").event),
-    recordToolFinished: assign(({ context, event }) => (event.type === "tool.finished" ? recordToolFinished(context, event) : {})),
-    appendToolResults: assign(({ context }) => appendToolResults(context)),
-    /** Every call gets exactly one `tool_result` event, the moment its result is known. */
-    announceResults: enqueueActions(({ context, enqueue }) => {
-      for (const record of context.batch) {
-        if (!record.result || record.announced) continue;
-        record.announced = true;
-        enqueue.emit({ type: "tool_result", call: record.call, result: record.result });
-      }
+    /** A call's result is announced by the action that records it: one assign a finished call, not two. */
+    recordToolFinished: enqueueActions(({ context, event, enqueue }) => {
+      const finished = eventOf(event, "tool.finished");
+      const recorded = recordToolFinished(context, finished);
+      if (!recorded) return;
+      enqueue.assign({ batch: recorded.batch });
+      const { call, result } = recorded.record;
+      if (result) enqueue.emit({ type: "tool_result", call, result });
     }),
-    stopWithFinalAnswer: assign(({ context }) => stopWith(context, "final_answer")),
-    stopWithLimit: assign(({ context }, params: { reason: StopReason }) => stopWith(context, params.reason, limitError(params.reason, context))),
-    stopForTokens: assign(({ context }) =>
-      stopWith(context, "max_turns", {
-        code: "MAX_TOKENS",
-        message: `stopped after ${context.usage.input + context.usage.output} tokens (maxTokens = ${context.loop.maxTokens}); raise maxTokens to let the agent go on`,
-      }),
-    ),
+    appendToolResults: assign(({ context }) => appendToolResults(context)),
+    /**
+     * Every call gets exactly one `tool_result` event, the moment its result is known. The records announced are
+     * replaced by ones that say so; nothing is assigned when there is nothing to announce (most of the times it runs).
+     */
+    announceResults: enqueueActions(({ context, enqueue }) => {
+      const marked = markAnnounced(context.batch);
+      if (!marked) return;
+      enqueue.assign({ batch: marked.batch });
+      for (const record of marked.announced) enqueue.emit({ type: "tool_result", call: record.call, result: record.result! });
+    }),
+    stopWith: assign(({ context }, params: { cause: StopCause }) => stopWith(context, params.cause)),
     closeRun: assign(({ context }) => closeRun(context)),
     // Work is asked of the effects actor on entry and cancelled on exit (see effectsActor).
     requestContext: enqueueActions(({ context, enqueue }) => {
@@ -266,7 +273,7 @@ export const engineMachine = setup({
         { guard: "resumesAtTools", target: "execute_tool", actions: "beginResume" },
         { guard: "resumesAtResults", target: "append_tool_result", actions: "beginResume" },
         { guard: "aborted", target: "done", actions: stop("user_abort") },
-        { guard: and(["contextBuilt", "tokensExhausted"]), target: "done", actions: "stopForTokens" },
+        { guard: and(["contextBuilt", "tokensExhausted"]), target: "done", actions: stop("max_tokens") },
         { guard: and(["contextBuilt", not("retrying"), "turnsExhausted"]), target: "done", actions: stop("max_turns") },
         // The cheap inbox check first: needsPreparation (the context estimate among its parts) is then decided once.
         { guard: and(["inboxHasMessages", not("needsPreparation")]), target: "model", actions: ["claimInbox", "announceClaimed"] },
@@ -274,7 +281,7 @@ export const engineMachine = setup({
       ],
       on: {
         "buildContext.done": [
-          { guard: "stopRequested", target: "done", actions: "stopWithFinalAnswer" },
+          { guard: "stopRequested", target: "done", actions: stop("final_answer") },
           { guard: and([not("retrying"), "turnsExhausted"]), target: "done", actions: ["storeBuiltContext", stop("max_turns")] },
           { target: "model", actions: ["storeBuiltContextAndClaimInbox", "announceCompaction", "announceClaimed"] },
         ],
@@ -289,7 +296,7 @@ export const engineMachine = setup({
           { guard: "modelRequestedTools", target: "parse_tool_call", actions: "recordResponse" },
           { guard: and(["steeringQueued", not("turnsExhausted")]), target: "build_context", actions: "recordResponse" },
           { guard: and(["followUpQueued", not("turnsExhausted")]), target: "build_context", actions: "recordResponse" },
-          { target: "done", actions: ["recordResponse", "stopWithFinalAnswer"] },
+          { target: "done", actions: ["recordResponse", stop("final_answer")] },
         ],
         "callModel.error": { target: "recover", actions: "recordModelFailure" },
       },
@@ -320,7 +327,7 @@ export const engineMachine = setup({
       exit: cancel("askPermission"),
       on: {
         "askPermission.done": [
-          { guard: "permissionDenied", target: "done", actions: ["recordPermissions", "denyResponse", "announceResults"] },
+          { guard: "permissionDenied", target: "done", actions: ["recordPermissions", "denyResponse", stop("permission_denied"), "announceResults"] },
           // The run stops here, in ask_permission, until resume() answers the open questions (docs/durable.md).
           { guard: "permissionSuspended", actions: ["recordPermissions", "recordSuspension", "announceSuspension"] },
           { guard: "callsAllowed", target: "execute_tool", actions: ["recordPermissions", "announceResults"] },
@@ -340,7 +347,7 @@ export const engineMachine = setup({
         "tool.progress": { actions: "announceToolProgress" },
         // A tool that blocked the event loop past the deadline finishes before the late deadline timer fires: the
         // deadline still wins, and the late result is dropped like any result that arrives after the run stopped.
-        "tool.finished": [{ guard: "timedOut", target: "done", actions: stop("timeout") }, { actions: ["recordToolFinished", "announceResults"] }],
+        "tool.finished": [{ guard: "timedOut", target: "done", actions: stop("timeout") }, { actions: "recordToolFinished" }],
         "subagent.event": { actions: "relaySubagentEvent" },
       },
     },
@@ -359,8 +366,8 @@ export const engineMachine = setup({
       exit: cancel("decideRecovery"),
       always: [
         { guard: "overflowRecoverable", target: "build_context", actions: "prepareOverflowCompaction" },
-        { guard: and(["runFailed", not("modelErrorHookApplies")]), target: "done", actions: "stopWithFailure" },
-        { guard: "fatalToolError", target: "done" },
+        { guard: and(["runFailed", not("modelErrorHookApplies")]), target: "done", actions: stop("failure") },
+        { guard: "fatalToolError", target: "done", actions: stop("tool_fatal") },
         { guard: "batchAwaitsPermission", target: "ask_permission" },
         { guard: not("runFailed"), target: "append_tool_result" },
       ],
@@ -369,20 +376,18 @@ export const engineMachine = setup({
         "decideRecovery.done": [
           { guard: "retryRequested", target: "model", actions: "prepareRetry" },
           { guard: "continueRequested", target: "build_context", actions: "noteModelError" },
-          { target: "done", actions: "stopWithFailure" },
+          { target: "done", actions: stop("failure") },
         ],
-        "decideRecovery.error": { target: "done", actions: ["recordHookFailure", "stopWithFailure"] },
+        "decideRecovery.error": { target: "done", actions: ["recordHookFailure", stop("failure")] },
       },
     },
     done: {
       type: "final",
-      entry: ["closeRun", "announceResults"],
+      // Every way here set a reason; reaching done without one is a defect of the engine, said so (never a model's code).
+      entry: [stop("engine_defect"), "closeRun", "announceResults"],
     },
   },
-  output: ({ context }) => ({
-    reason: context.outcome.stopReason ?? "model_error",
-    ...(context.outcome.stopError ? { error: context.outcome.stopError } : {}),
-  }),
+  output: ({ context }) => outputOf(context),
 });
 
 export type EngineMachine = typeof engineMachine;

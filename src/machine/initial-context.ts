@@ -1,6 +1,7 @@
 import { randomUUID } from "../util/node-crypto.js";
 import { emptyUsage } from "../events.js";
 import type { EngineContext, EngineInput } from "./context.js";
+import { Conversation } from "./conversation.js";
 
 /** The machine's context as a run starts: a new run from its input, a resumed one from where it stopped (docs/durable.md). */
 export function initialContext(input: EngineInput): EngineContext {
@@ -23,7 +24,7 @@ export function initialContext(input: EngineInput): EngineContext {
     turn: resume?.turn ?? 0,
     toolCallCount: resume?.toolCallCount ?? 0,
     usage: resume ? { ...resume.usage } : emptyUsage(),
-    messages: input.history ? [...input.history] : [],
+    messages: Conversation.of(input.history),
     batch: resume ? resume.batch : [],
     batchState: resume ? resume.batchState : { open: false, hitToolLimit: false, repeat: { key: "", count: 0, refused: false } },
     call: {

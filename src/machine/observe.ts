@@ -8,6 +8,10 @@ export interface StateEntered {
   state: EngineStateName;
   /** The state it came from (undefined for the first). */
   from: EngineStateName | undefined;
+  /**
+   * The context as it stood on entry: a value, which the engine never changes afterwards (its actions replace what
+   * they change), so an observer may keep it and read it later.
+   */
   context: EngineContext;
   /** The event that led here (an actor's done event carries its output). */
   event: { type: string };
@@ -18,8 +22,11 @@ export interface StateEntered {
 export interface EngineObserver {
   /** A state was entered (every one, transient hops included, in order). */
   state?(entered: StateEntered): void;
-  /** The machine emitted an event for the caller. */
-  emitted?(event: EngineEmitted): void;
+  /**
+   * The machine emitted an event for the caller; `context` is the context as the transition that emitted it left it
+   * (a transition that stays in its state, such as a tool call finishing in execute_tool, enters no state).
+   */
+  emitted?(event: EngineEmitted, context: EngineContext): void;
 }
 
 /**
@@ -37,10 +44,10 @@ export function observeEngine(observers: readonly EngineObserver[]): (event: Ins
   let current: EngineStateName | undefined;
   let pending: EngineEmitted[] = [];
 
-  const flush = () => {
+  const flush = (context: EngineContext) => {
     const events = pending;
     pending = [];
-    for (let i = 0; i < events.length; i++) for (let j = 0; j < emitObservers.length; j++) emitObservers[j].emitted!(events[i]);
+    for (let i = 0; i < events.length; i++) for (let j = 0; j < emitObservers.length; j++) emitObservers[j].emitted!(events[i], context);
   };
 
   const enter = (value: unknown, context: EngineContext, event: { type: string }) => {
@@ -67,13 +74,13 @@ export function observeEngine(observers: readonly EngineObserver[]): (event: Ins
       case "@xstate.microstep": {
         const snapshot = inspection.snapshot as unknown as { value: unknown; context: EngineContext };
         enter(snapshot.value, snapshot.context, inspection.event);
-        if (pending.length > 0) flush();
+        if (pending.length > 0) flush(snapshot.context);
         return;
       }
       case "@xstate.snapshot": {
         const snapshot = inspection.snapshot as unknown as { value?: unknown; context?: EngineContext };
         if (snapshot.context && snapshot.value !== undefined) enter(snapshot.value, snapshot.context, inspection.event);
-        if (pending.length > 0) flush();
+        if (pending.length > 0 && snapshot.context) flush(snapshot.context);
         return;
       }
       default:

@@ -17,7 +17,7 @@ export function buildContextInput(context: EngineContext): BuildContextInput {
     userInput: context.run.userInput,
     ...(context.run.systemPrompt !== undefined ? { systemPrompt: context.run.systemPrompt } : {}),
     policy: context.deps.policy!,
-    ...(context.messages.length > 0 ? { history: context.messages } : {}),
+    ...(context.messages.length > 0 ? { history: context.messages.toArray() } : {}),
     turn: context.turn + 1,
     model: context.deps.model,
     hooks: context.deps.hooks,
@@ -37,7 +37,7 @@ export function callModelInput(context: EngineContext): CallModelInput {
   const { hooks, pace } = context.deps;
   const input: CallModelInput = {
     model: context.deps.model,
-    request: { messages: context.messages, tools: context.deps.toolSpecs, sessionId: context.run.sessionId, turn: context.turn - 1 },
+    request: { messages: context.messages.toArray(), tools: context.deps.toolSpecs, sessionId: context.run.sessionId, turn: context.turn - 1 },
   };
   if (hooks.transformContext) input.transformContext = hooks.transformContext;
   if (pace) input.pace = pace;

@@ -29,7 +29,9 @@ export function auditWriter(options: {
   out?: LineSink;
 }): EngineObserver & { close(): void } {
   const out = options.out ?? new JsonlWriter(options.file, options.onError, options.inside === undefined ? {} : { inside: options.inside });
-  const audited = new WeakSet<CallRecord>();
+  // The batch as it was last audited. Records are values (replaced, never edited): a call whose result that batch
+  // already held was audited then.
+  let audited: readonly CallRecord[] = [];
   // A line is written as `{"time":…,"sessionId":…,` and the rest of its fields, which are serialised per line and are
   // all that is scanned for secrets when the run's session id holds nothing the patterns look for.
   let sessionId: string | undefined;
@@ -39,9 +41,12 @@ export function auditWriter(options: {
       if (state !== "append_tool_result" && state !== "done") return;
       // Read once there is a line to stamp (done mostly has none): the same time for all of this state's lines.
       let time: string | undefined;
-      for (const record of context.batch) {
-        if (!record.result || audited.has(record)) continue;
-        audited.add(record);
+      const batch = context.batch;
+      const seen = audited;
+      audited = batch;
+      for (let i = 0; batch !== seen && i < batch.length; i++) {
+        const record = batch[i];
+        if (!record.result || (seen[i]?.call.id === record.call.id && seen[i].result)) continue;
         if (sessionId === undefined) {
           sessionId = JSON.stringify(context.run.sessionId);
           sessionHolds = mayHoldSecret(`{"time":"","sessionId":${sessionId},`);

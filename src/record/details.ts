@@ -8,12 +8,9 @@ import type { TracedRunOptions } from "./settings-record.js";
  * exactly one line (the first one after it was known).
  */
 export class TraceDetails {
-  // The calls of the current batch whose permission or result a line already carries. A new response replaces the
-  // batch and call ids are the engine's own, never reused: the sets start over with each batch, so they stay as small
-  // as one response instead of growing by every call of the run.
-  private readonly tracedResults = new Set<string>();
-  private readonly tracedPermissions = new Set<string>();
-  private batch: readonly CallRecord[] | undefined;
+  // The batch as the last line saw it. Records are values (an action replaces a record, never edits it), so a record
+  // whose permission or result is new is told apart from the one the last line saw by comparing the two.
+  private seen: readonly CallRecord[] = [];
 
   /** `runOptions`: none for a run the inspector was not told about (its first line then carries `{}`). */
   constructor(private readonly runOptions: TracedRunOptions | Record<string, never> = {}) {}
@@ -85,46 +82,51 @@ export class TraceDetails {
       default:
         break;
     }
-    if (context.batch !== this.batch) {
-      this.batch = context.batch;
-      this.tracedResults.clear();
-      this.tracedPermissions.clear();
-    }
-    const permissions = this.newPermissions(context.batch);
+    const seen = this.seen;
+    this.seen = context.batch;
+    if (context.batch === seen) return details;
+    const permissions = newPermissions(context.batch, seen);
     if (permissions) details.permissions = permissions;
-    const results = this.newResults(context.batch);
+    const results = newResults(context.batch, seen);
     if (results) details.results = results;
     return details;
   }
+}
 
-  // Both run on every state and mostly find nothing new: the list is only made once there is something to put in it.
-  private newPermissions(batch: readonly CallRecord[]) {
-    let out: Record<string, unknown>[] | undefined;
-    for (const r of batch) {
-      if (!r.permission || this.tracedPermissions.has(r.call.id)) continue;
-      this.tracedPermissions.add(r.call.id);
-      // Object.assign, not `{ ...permission, name }` (see the tool calls above); the same keys in the same order.
-      const entry: Record<string, unknown> = {};
-      (out ??= []).push(Object.assign(entry, r.permission, { name: r.call.name }));
-    }
-    return out;
-  }
+/** The same call as the last line saw it, if it did (a new response replaces the batch with calls of new ids). */
+function before(seen: readonly CallRecord[], i: number, record: CallRecord): CallRecord | undefined {
+  const old = seen[i];
+  return old !== undefined && old.call.id === record.call.id ? old : undefined;
+}
 
-  private newResults(batch: readonly CallRecord[]) {
-    let out: Record<string, unknown>[] | undefined;
-    for (const r of batch) {
-      if (!r.result || this.tracedResults.has(r.call.id)) continue;
-      this.tracedResults.add(r.call.id);
-      (out ??= []).push({
-        toolCallId: r.call.id,
-        name: r.call.name,
-        content: r.result.content,
-        isError: r.result.isError,
-        ...(r.result.details !== undefined ? { details: r.result.details } : {}),
-        ...(r.durationMs !== undefined ? { durationMs: Math.round(r.durationMs * 1000) / 1000 } : {}),
-        ...(r.error ? { error: r.error.toJSON() } : {}),
-      });
-    }
-    return out;
+// Both run on every state whose batch changed and mostly find nothing new: the list is only made once there is
+// something to put in it.
+function newPermissions(batch: readonly CallRecord[], seen: readonly CallRecord[]) {
+  let out: Record<string, unknown>[] | undefined;
+  for (let i = 0; i < batch.length; i++) {
+    const r = batch[i];
+    if (!r.permission || before(seen, i, r)?.permission) continue;
+    // Object.assign, not `{ ...permission, name }` (see the tool calls above); the same keys in the same order.
+    const entry: Record<string, unknown> = {};
+    (out ??= []).push(Object.assign(entry, r.permission, { name: r.call.name }));
   }
+  return out;
+}
+
+function newResults(batch: readonly CallRecord[], seen: readonly CallRecord[]) {
+  let out: Record<string, unknown>[] | undefined;
+  for (let i = 0; i < batch.length; i++) {
+    const r = batch[i];
+    if (!r.result || before(seen, i, r)?.result) continue;
+    (out ??= []).push({
+      toolCallId: r.call.id,
+      name: r.call.name,
+      content: r.result.content,
+      isError: r.result.isError,
+      ...(r.result.details !== undefined ? { details: r.result.details } : {}),
+      ...(r.durationMs !== undefined ? { durationMs: Math.round(r.durationMs * 1000) / 1000 } : {}),
+      ...(r.error ? { error: r.error.toJSON() } : {}),
+    });
+  }
+  return out;
 }

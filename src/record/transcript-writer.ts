@@ -1,4 +1,4 @@
-import type { EngineObserver } from "../machine/observe.js";
+import type { EngineObserver, StateEntered } from "../machine/observe.js";
 import { agentFolder } from "./agent-folder.js";
 import { isoTime } from "./iso-time.js";
 import { JsonlWriter, type LineSink } from "./jsonl-writer.js";
@@ -74,7 +74,7 @@ export function transcriptWriter(options: {
   const write = out.write;
   let written = -1;
   let rules = 0;
-  let list: readonly unknown[] | undefined;
+  let list: StateEntered["context"]["messages"] | undefined;
   let compaction: unknown;
   // Most states add nothing: the time is only read once a state has a line to stamp (the same for all its lines).
   let stamp: string | undefined;
@@ -90,7 +90,7 @@ export function transcriptWriter(options: {
         compacted = true;
         write({ type: "compaction", time: time(), summary: context.call.compaction.summary });
       }
-      if ((list !== undefined && messages !== list) || (list === undefined && (compacted || options.reset === true))) {
+      if ((list !== undefined && !messages.continues(list)) || (list === undefined && (compacted || options.reset === true))) {
         // The history was replaced (compaction, prepareNextTurn): record it whole, then go on from its end.
         write({ type: "reset", time: time(), messages: messages.filter((m) => m.role !== "system") });
         written = messages.length;
@@ -100,7 +100,7 @@ export function transcriptWriter(options: {
       // context could not be built has nothing new.
       if (written < 0) written = event.type === "buildContext.done" ? messages.length - 1 - context.inbox.claimed.length : messages.length;
       for (; written < messages.length; written++) {
-        const message = messages[written];
+        const message = messages.at(written)!;
         if (message.role === "system") continue;
         out.message(time(), message);
       }

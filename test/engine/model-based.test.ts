@@ -9,12 +9,15 @@
  * of the transitions the real actors took (read from `@xstate.microstep` inspection events, eventless `always` hops
  * included) must equal the machine's static edge list.
  *
+ * Every context the traversal and the replays reach is frozen deeply (test/support/deep-freeze.ts) as soon as it is
+ * reached, so an action that edits what a context holds, instead of replacing it, throws where it does.
+ *
  * The traversal sees two facts of the environment the guards read besides context: the caller's signal (`aborted`)
  * and the clock (`timedOut`). They are modelled as two extra events, `env.signalAborted` (the signal fires, the ABORT
  * event not yet processed) and `env.deadlinePassed` (the clock passes the deadline, the timer event not yet processed).
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { createActor, fromCallback, type ActorLogic, type AnyEventObject, type SnapshotFrom } from "xstate";
+import { assign, createActor, fromCallback, type ActorLogic, type AnyEventObject, type SnapshotFrom } from "xstate";
 import { getSimplePaths, type StatePath } from "xstate/graph";
 import type { PermissionStep } from "../../src/actors/ask-permission.js";
 import type { BuiltContext } from "../../src/actors/build-context.js";
@@ -29,6 +32,7 @@ import { scriptedModel } from "../../src/models/scripted.js";
 import { createPermissionPolicy } from "../../src/permissions/policy.js";
 import { defineTool } from "../../src/tools/define-tool.js";
 import { conversationProblems } from "../support/conversation.js";
+import { ContextFreezer } from "../support/deep-freeze.js";
 import { edgeKey, staticEdges } from "../support/machine-edges.js";
 
 afterEach(() => {
@@ -191,8 +195,8 @@ function inputOf(variant: Variant, signal: AbortSignal): EngineInput {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// Synthetic events. Each is a recipe built from the snapshot it is sent to (tool-call ids are random per run, and
-// the machine's actions update the batch's records in place, so every event gets fresh objects from a factory).
+// Synthetic events. Each is a recipe built from the snapshot it is sent to (tool-call ids are random per run, so every
+// event is made by a factory from the snapshot's own calls).
 
 interface LabelledEvent extends AnyEventObject {
   label: string;
@@ -441,19 +445,21 @@ function abstractOf(s: Snapshot): string {
 const echoes = new WeakMap<Snapshot, string>();
 
 /**
- * The machine as the traversal sees it: every transition starts from copies of the batch records and the message
- * list (the machine's actions update those in place, and the traversal branches from one snapshot many times), and
- * the two environment events change what the signal and clock guards read.
+ * The machine as the traversal sees it: the traversal branches from one snapshot many times, which needs no copies
+ * (the context is a value: the machine's actions replace what they change), and the two environment events change
+ * what the signal and clock guards read.
  */
+const traversal = { freezer: new ContextFreezer() };
 const traversalLogic: ActorLogic<Snapshot, LabelledEvent, EngineInput> = {
   config: machine.config,
   transition(snapshot, event, scope) {
+    traversal.freezer.freeze(snapshot.context);
     if (event.type === "env.signalAborted") {
       return withContext(snapshot, { deps: { ...snapshot.context.deps, signal: AbortSignal.abort() } });
     }
     if (event.type === "env.deadlinePassed") return withContext(snapshot, { run: { ...snapshot.context.run, deadline: Number.NEGATIVE_INFINITY } });
-    const fresh = withContext(snapshot, { batch: snapshot.context.batch.map((r) => ({ ...r })), messages: [...snapshot.context.messages] });
-    const next = machine.transition(fresh, event as never, scope as never);
+    const next = machine.transition(snapshot, event as never, scope as never);
+    traversal.freezer.freeze(next.context);
     if (abstractOf(next) !== abstractOf(snapshot)) return next;
     const echoed = { ...next } as Snapshot;
     echoes.set(echoed, event.label);
@@ -464,12 +470,16 @@ const traversalLogic: ActorLogic<Snapshot, LabelledEvent, EngineInput> = {
 };
 
 function generatePaths(variant: Variant): Array<StatePath<Snapshot, LabelledEvent>> {
-  return getSimplePaths(traversalLogic, {
+  traversal.freezer = new ContextFreezer();
+  const paths = getSimplePaths(traversalLogic, {
     input: inputOf(variant, variant.abortedAtStart ? AbortSignal.abort() : new AbortController().signal),
     events: (s) => (echoes.has(s) ? [] : eventsFor(variant, s)),
     serializeState: (s) => (echoes.has(s) ? `${abstractOf(s)} after ${echoes.get(s)}` : abstractOf(s)),
     serializeEvent: (e) => e.label,
   });
+  const changed = traversal.freezer.conversationsChanged();
+  if (changed.length) throw new Error(`${variant.name}: conversations changed while the traversal branched: ${changed.join("; ")}`);
+  return paths;
 }
 
 /**
@@ -500,10 +510,16 @@ function describePath(path: StatePath<Snapshot, LabelledEvent>): string {
 function replay(variant: Variant, path: StatePath<Snapshot, LabelledEvent>, taken: Set<string>, reasons: Set<string>): void {
   const controller = new AbortController();
   if (variant.abortedAtStart) controller.abort();
+  // Each context the actor reaches is frozen at once: a later action that edits it in place throws, failing the actor.
+  const freezer = new ContextFreezer();
   const actor = createActor(machine, {
     input: inputOf(variant, controller.signal),
     inspect: (inspection) => {
       if (inspection.type === "@xstate.microstep") for (const t of inspection._transitions) taken.add(edgeKey(t));
+      if (inspection.type === "@xstate.microstep" || inspection.type === "@xstate.snapshot") {
+        const context = (inspection.snapshot as { context?: EngineContext }).context;
+        if (context) freezer.freeze(context);
+      }
     },
   });
   const fail = (message: string) => new Error(`${variant.name}: ${message}\n  path: ${describePath(path)}`);
@@ -556,9 +572,11 @@ function replay(variant: Variant, path: StatePath<Snapshot, LabelledEvent>, take
       reasons.add(output.reason);
       const unanswered = end.context.batch.filter((r) => !r.result);
       if (unanswered.length) throw fail(`done with calls that have no result: ${unanswered.map(recordSummary).join(", ")}`);
-      const problems = conversationProblems(end.context.messages);
+      const problems = conversationProblems(end.context.messages.toArray());
       if (problems.length) throw fail(`the conversation is invalid at done:\n    ${problems.join("\n    ")}`);
     }
+    const changed = freezer.conversationsChanged();
+    if (changed.length) throw fail(`conversations changed after they were made: ${changed.join("; ")}`);
   } finally {
     actor.stop();
     vi.restoreAllMocks();
@@ -619,6 +637,48 @@ describe("model-based: every simple path of the engine machine, replayed on a re
     const { reasons } = replayVariant(VARIANTS[0]);
     expect([...reasons].sort()).toEqual(["final_answer", "max_tool_calls", "max_turns", "model_error", "permission_denied", "timeout", "tool_error", "user_abort"]);
   }, 60_000);
+
+  it("the frozen context catches an action that edits what the context holds", () => {
+    // The same run through the machine as it is and with one action changed back to what it once was: editing the
+    // finished call's record in place. (A context is frozen as each microstep ends, which is when anyone can see it:
+    // an object an action made in the same microstep is not frozen yet.)
+    const run = (m: typeof machine) => {
+      const freezer = new ContextFreezer();
+      const actor = createActor(m, {
+        input: inputOf(VARIANTS[0], new AbortController().signal),
+        inspect: (inspection) => {
+          const context = (inspection.snapshot as { context?: EngineContext } | undefined)?.context;
+          if (context && (inspection.type === "@xstate.microstep" || inspection.type === "@xstate.snapshot")) freezer.freeze(context);
+        },
+      });
+      const errors = vi.spyOn(console, "error").mockImplementation(() => undefined);
+      actor.subscribe({ error: () => undefined });
+      actor.start();
+      for (const label of ["buildContext.done:first", "callModel:validCall", "askPermission.done:allow", "tool.finished:ok"]) {
+        const event = RECIPES.find((r) => r.label === label)!.build(actor.getSnapshot());
+        effects.inFlight = undefined;
+        actor.send(event as never);
+      }
+      const snapshot = actor.getSnapshot();
+      actor.stop();
+      errors.mockRestore();
+      return snapshot;
+    };
+    const kept = run(machine);
+    expect(kept.status).toBe("active");
+    expect(kept.context.batch[0].result).toEqual({ content: "fine", isError: false });
+    const editing = machine.provide({
+      actions: {
+        recordToolFinished: assign(({ context }) => {
+          (context.batch[0] as { status: string }).status = "finished";
+          return {};
+        }),
+      },
+    });
+    const failed = run(editing);
+    expect(failed.status).toBe("error");
+    expect(String(failed.error)).toMatch(/read only|read-only|frozen|Cannot assign/i);
+  });
 
   it("the union of the transitions taken equals the machine's static edge list, always edges included", () => {
     const expected = staticEdges(engineMachine);

@@ -10,6 +10,7 @@ import {
 } from "../../src/guards/batch.js";
 import { AgentError } from "../../src/errors/agent-error.js";
 import type { CallRecord, EngineContext } from "../../src/machine/context.js";
+import { Conversation } from "../../src/machine/conversation.js";
 
 const record = (over: Partial<CallRecord>): CallRecord => ({
   call: { id: "c1", name: "t", input: {}, sessionId: "s" },
@@ -95,7 +96,7 @@ describe("preparesContext and awaitsRecoveryDecision: work is asked for only whe
       call: { contextBuilt: over.contextBuilt ?? false, retrying: over.retrying ?? false, overflowCompacted: false },
       loop: { contextWindow: 0, reserveTokens: 0, ...(over.maxTokens !== undefined ? { maxTokens: over.maxTokens } : {}) },
       usage: { input: over.used ?? 0, output: 0 },
-      messages: [],
+      messages: Conversation.of(),
       batch: [],
       outcome: { finalText: "" },
     }) as unknown as EngineContext;
@@ -160,7 +161,7 @@ describe("durable runs: permissionSuspended, callsAllowed across a resume, resum
       call: { contextBuilt: false, retrying: false, overflowCompacted: false },
       loop: { contextWindow: 0, reserveTokens: 0 },
       usage: { input: 0, output: 0 },
-      messages: [],
+      messages: Conversation.of(),
       batch: [],
       outcome: { finalText: "" },
     };

@@ -1,6 +1,7 @@
 import type { AgentError } from "../../errors/agent-error.js";
-import type { ToolResult } from "../../models/messages.js";
-import type { EngineContext } from "../context.js";
+import type { Message, ToolResult } from "../../models/messages.js";
+import type { CallRecord, EngineContext } from "../context.js";
+import { replaceRecords } from "./records.js";
 
 /** Entering execute_tool: the allowed calls count against maxToolCalls. */
 export function startExecution(context: EngineContext): Partial<EngineContext> {
@@ -9,19 +10,32 @@ export function startExecution(context: EngineContext): Partial<EngineContext> {
   return { toolCallCount: context.toolCallCount + runs };
 }
 
-/** A tool call finished: its result, or its error for recover to judge. */
+/**
+ * A tool call finished: its result (announced at once, by the action that records it), or its error for recover to
+ * judge. Undefined for a call not of this batch.
+ */
 export function recordToolFinished(
   context: EngineContext,
   finished: { id: string; result?: ToolResult; error?: AgentError; fatal?: boolean; durationMs: number },
-): Partial<EngineContext> {
-  const record = context.batch.find((r) => r.call.id === finished.id);
-  if (!record) return {};
-  record.status = "finished";
-  record.durationMs = finished.durationMs;
-  if (finished.result) record.result = finished.result;
-  if (finished.error) record.error = finished.error;
-  if (finished.fatal) record.fatal = true;
-  return {};
+): { batch: readonly CallRecord[]; record: CallRecord } | undefined {
+  const index = context.batch.findIndex((r) => r.call.id === finished.id);
+  if (index < 0) return undefined;
+  const record = finishedRecord(context.batch[index], finished);
+  const batch = context.batch.slice();
+  batch[index] = record;
+  return { batch, record };
+}
+
+function finishedRecord(record: CallRecord, finished: { result?: ToolResult; error?: AgentError; fatal?: boolean; durationMs: number }): CallRecord {
+  // Built by assignment, not by spreading optional parts: one object per finished call.
+  const next: CallRecord = { ...record, status: "finished", durationMs: finished.durationMs };
+  if (finished.result) {
+    next.result = finished.result;
+    next.announced = true;
+  }
+  if (finished.error) next.error = finished.error;
+  if (finished.fatal) next.fatal = true;
+  return next;
 }
 
 /**
@@ -29,32 +43,25 @@ export function recordToolFinished(
  * rejects a tool call without its result). Calls the budget left out are told so.
  */
 export function appendToolResults(context: EngineContext): Partial<EngineContext> {
-  for (const record of context.batch) {
-    if (!record.result && record.status === "over_limit") {
-      record.result = {
-        content: `Not run: the run's tool-call limit (maxToolCalls = ${context.run.maxToolCalls}) was reached.`,
-        isError: true,
-      };
-    }
-  }
-  closeBatch(context, "Not run.");
-  return { batchState: { ...context.batchState, open: false } };
+  const limited = replaceRecords(context.batch, (record) =>
+    !record.result && record.status === "over_limit"
+      ? { ...record, result: { content: `Not run: the run's tool-call limit (maxToolCalls = ${context.run.maxToolCalls}) was reached.`, isError: true } }
+      : record,
+  );
+  return closeBatch(limited === context.batch ? context : { ...context, batch: limited }, "Not run.");
 }
 
-/** Pushes one tool message per call of the open batch; calls without a result get `missing`. */
-export function closeBatch(context: EngineContext, missing: string): void {
-  if (!context.batchState.open) return;
-  for (const record of context.batch) {
-    if (!record.result) {
-      record.result = { content: missing, isError: true };
-      if (record.status !== "finished") record.status = "denied";
-    }
-    context.messages.push({
-      role: "tool",
-      toolCallId: record.call.id,
-      name: record.call.name,
-      content: record.result.content,
-      isError: record.result.isError,
-    });
+/**
+ * Closes the open batch: calls without a result get `missing`, and one tool message per call joins the conversation.
+ */
+export function closeBatch(context: EngineContext, missing: string): Pick<EngineContext, "batch" | "batchState" | "messages"> {
+  if (!context.batchState.open) return { batch: context.batch, batchState: context.batchState, messages: context.messages };
+  const batch = replaceRecords(context.batch, (record) =>
+    record.result ? record : { ...record, result: { content: missing, isError: true }, status: record.status === "finished" ? "finished" : "denied" },
+  );
+  const results: Message[] = [];
+  for (const record of batch) {
+    results.push({ role: "tool", toolCallId: record.call.id, name: record.call.name, content: record.result!.content, isError: record.result!.isError });
   }
+  return { batch, batchState: { ...context.batchState, open: false }, messages: context.messages.append(...results) };
 }

@@ -23,8 +23,7 @@ export function claimInbox(context: EngineContext): Partial<EngineContext> {
     source = "follow_up";
   }
   if (claimed.length === 0) return context.inbox.claimed.length ? { inbox: { ...context.inbox, claimed: [] } } : {};
-  for (const message of claimed) context.messages.push(message);
-  return { inbox: { steering: inbox.steering, followUp: inbox.followUp, claimed, claimedFrom: source } };
+  return { messages: context.messages.append(...claimed), inbox: { steering: inbox.steering, followUp: inbox.followUp, claimed, claimedFrom: source } };
 }
 
 function take(available: number, mode: QueueMode): number {

@@ -22,15 +22,17 @@ export function recordResponse(context: EngineContext, response: ModelResponse):
   const usageAnchor = response.usage
     ? { tokens: (response.usage.input || 0) + (response.usage.output || 0), messageCount: context.messages.length + 1 }
     : context.call.usageAnchor;
-  if (response.toolCalls.length === 0) {
-    context.messages.push({
-      role: "assistant",
-      content: response.text,
-      ...(response.thinking ? { thinking: response.thinking } : {}),
-      ...(response.providerMetadata ? { providerMetadata: response.providerMetadata } : {}),
-    });
-  }
+  const messages =
+    response.toolCalls.length === 0
+      ? context.messages.append({
+          role: "assistant",
+          content: response.text,
+          ...(response.thinking ? { thinking: response.thinking } : {}),
+          ...(response.providerMetadata ? { providerMetadata: response.providerMetadata } : {}),
+        })
+      : context.messages;
   return {
+    messages,
     call: { ...context.call, response, streamingText: "", usageAnchor, modelErrorAttempts: 0 },
     // Kept when unchanged (a tool call's empty text, step after step): no copy made and dropped on every step.
     outcome: context.outcome.finalText === response.text ? context.outcome : { ...context.outcome, finalText: response.text },

@@ -1,3 +1,4 @@
+import type { Message } from "../../models/messages.js";
 import type { EngineContext } from "../context.js";
 
 const cleared = (context: EngineContext) => ({ ...context.outcome, failure: undefined, failedIn: undefined });
@@ -16,12 +17,9 @@ export function prepareRetry(context: EngineContext): Partial<EngineContext> {
 export function noteModelError(context: EngineContext): Partial<EngineContext> {
   const failure = context.outcome.failure!;
   const partial = context.call.streamingText;
-  if (partial !== "") context.messages.push({ role: "assistant", content: partial, cutOff: true });
-  context.messages.push({
-    role: "user",
-    content: `[The previous model request failed: ${failure.message}. Continue from where you were.]`,
-  });
-  return { outcome: cleared(context), call: { ...context.call, streamingText: "", modelErrorAttempts: 0 }, inbox: noClaims(context) };
+  const note: Message = { role: "user", content: `[The previous model request failed: ${failure.message}. Continue from where you were.]` };
+  const messages = partial !== "" ? context.messages.append({ role: "assistant", content: partial, cutOff: true }, note) : context.messages.append(note);
+  return { messages, outcome: cleared(context), call: { ...context.call, streamingText: "", modelErrorAttempts: 0 }, inbox: noClaims(context) };
 }
 
 /** A context overflow: compact now, keeping at most half the window, then repeat the request once. */
@@ -38,11 +36,4 @@ export function prepareOverflowCompaction(context: EngineContext): Partial<Engin
     },
     inbox: noClaims(context),
   };
-}
-
-/** A failure nobody recovers from ends the run `model_error` with its error. */
-export function stopWithFailure(context: EngineContext): Partial<EngineContext> {
-  const failure = context.outcome.failure;
-  if (!failure) return {};
-  return { outcome: { ...context.outcome, stopReason: "model_error", stopError: failure.toJSON() } };
 }

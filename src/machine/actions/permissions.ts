@@ -1,44 +1,46 @@
 import type { PermissionStep } from "../../actors/ask-permission.js";
 import { errorResultText } from "./tool-calls.js";
-import type { EngineContext } from "../context.js";
+import type { CallRecord, EngineContext } from "../context.js";
+import { replaceRecords } from "./records.js";
 
 /**
  * ask_permission's answers: allowed calls will run (with the input the decision covered); a denied call gets its
  * denial as the result; a call `beforeToolCall` blocked gets the reason, one it broke gets the error.
  */
 export function recordPermissions(context: EngineContext, steps: readonly PermissionStep[]): Partial<EngineContext> {
-  for (const record of context.batch) {
+  const batch = replaceRecords(context.batch, (record) => {
     const step = stepOf(steps, record.call.id);
-    if (!step) continue;
-    if (step.kind === "blocked") {
-      record.status = "invalid";
-      record.hook = "blocked";
-      record.result = { content: `Blocked: ${step.reason}`, isError: true };
-      continue;
-    }
-    if (step.kind === "suspended") continue; // stays pending: resume() asks it again, with its answer
-    if (step.kind === "failed") {
-      record.status = "invalid";
-      record.error = step.error;
-      record.result = { content: errorResultText(step.error), isError: true };
-      continue;
-    }
-    if (step.input !== undefined) {
-      record.call = { ...record.call, input: step.input };
-      record.hook = "edited";
-    }
-    const { reason, ...permission } = step.decision;
-    const decision = step.decision;
-    record.permission = permission;
-    if (step.subject !== undefined) record.subject = step.subject;
-    if (decision.decision === "deny") {
-      record.status = "denied";
-      record.result = { content: `Permission denied: ${reason ?? "denied"}. ${record.call.name} was not run.`, isError: true };
-    } else {
-      record.status = "allowed";
+    return step ? answered(record, step) : record;
+  });
+  return batch === context.batch ? {} : { batch };
+}
+
+/** A record with its permission step's answer. */
+function answered(record: CallRecord, step: PermissionStep): CallRecord {
+  switch (step.kind) {
+    case "blocked":
+      return { ...record, status: "invalid", hook: "blocked", result: { content: `Blocked: ${step.reason}`, isError: true } };
+    case "suspended":
+      return record; // stays pending: resume() asks it again, with its answer
+    case "failed":
+      return { ...record, status: "invalid", error: step.error, result: { content: errorResultText(step.error), isError: true } };
+    case "decided": {
+      const { reason, ...permission } = step.decision;
+      const next: CallRecord = { ...record, permission };
+      if (step.input !== undefined) {
+        next.call = { ...record.call, input: step.input };
+        next.hook = "edited";
+      }
+      if (step.subject !== undefined) next.subject = step.subject;
+      if (step.decision.decision === "deny") {
+        next.status = "denied";
+        next.result = { content: `Permission denied: ${reason ?? "denied"}. ${next.call.name} was not run.`, isError: true };
+      } else {
+        next.status = "allowed";
+      }
+      return next;
     }
   }
-  return {};
 }
 
 /** A response's steps are few and in call order: a scan, where a Map would be built and dropped on every step. */
@@ -48,28 +50,14 @@ function stepOf(steps: readonly PermissionStep[], toolCallId: string): Permissio
 }
 
 /**
- * A deny ends the run `permission_denied` (the seed) and nothing of the response runs; every other call still gets
- * a result so the conversation stays valid for the session's next run.
+ * A deny ends the run `permission_denied` (the seed; the `stop` action says so) and nothing of the response runs;
+ * every other call still gets a result so the conversation stays valid for the session's next run.
  */
 export function denyResponse(context: EngineContext): Partial<EngineContext> {
-  const denied = context.batch.find((r) => r.status === "denied");
-  for (const record of context.batch) {
-    if (record.result) continue;
-    record.status = "denied";
-    record.result = { content: "Not run: another call in this response was denied.", isError: true };
-  }
-  const name = denied?.call.name ?? "a tool";
-  const why = denied?.result?.content.replace(/^Permission denied: /, "").replace(/\. \S+ was not run\.$/, "") ?? "denied";
-  return {
-    outcome: {
-      ...context.outcome,
-      stopReason: "permission_denied",
-      stopError: {
-        code: "PERMISSION_DENIED",
-        message: `permission denied for ${name}: ${why}. ${whatWouldAllow(denied?.permission)}`,
-      },
-    },
-  };
+  const batch = replaceRecords(context.batch, (record) =>
+    record.result ? record : { ...record, status: "denied", result: { content: "Not run: another call in this response was denied.", isError: true } },
+  );
+  return batch === context.batch ? {} : { batch };
 }
 
 /** What would change a deny, by who made it: only the asked-with-no-one-to-ask case is open to every remedy. */

@@ -4,6 +4,7 @@ import type { AssistantMessage, AssistantToolCall } from "../../models/messages.
 import type { RawToolCall } from "../../models/model.js";
 import type { CallRecord, EngineContext } from "../context.js";
 import { stableJson } from "../../util/stable-json.js";
+import { replaceRecords } from "./records.js";
 
 /** Engine-owned ids: a server's "0" or "" never collides across turns or sessions. */
 function newToolCallId(): string {
@@ -29,8 +30,7 @@ export function parseToolCalls(context: EngineContext): Partial<EngineContext> {
   const message: AssistantMessage = { role: "assistant", content: response.text, toolCalls };
   if (response.thinking) message.thinking = response.thinking;
   if (response.providerMetadata) message.providerMetadata = response.providerMetadata;
-  context.messages.push(message);
-  return { batch, batchState: { ...context.batchState, open: true, hitToolLimit: false } };
+  return { messages: context.messages.append(message), batch, batchState: { ...context.batchState, open: true, hitToolLimit: false } };
 }
 
 function parseOne(raw: RawToolCall, sessionId: string, truncated: boolean, newId: () => string): CallRecord {
@@ -72,53 +72,41 @@ export function validateToolCalls(context: EngineContext): Partial<EngineContext
   let hitLimit = false;
   let repeat = context.batchState.repeat;
   const maxRepeated = context.loop.maxRepeatedCalls;
-  for (const record of context.batch) {
-    if (record.status !== "pending") continue;
+  const refused = (record: CallRecord, error: AgentError, fatal = false): CallRecord => {
+    const next: CallRecord = { ...record, status: "invalid", error };
+    if (fatal) next.fatal = true;
+    return next;
+  };
+  const batch = replaceRecords(context.batch, (record) => {
+    if (record.status !== "pending") return record;
     const tool = tools.get(record.call.name);
     if (!tool) {
       const available = [...tools.keys()];
-      record.status = "invalid";
-      record.error = new AgentError(
-        "TOOL_NOT_FOUND",
-        `unknown tool "${record.call.name}". Available tools: ${available.length ? available.join(", ") : "(none)"}`,
-      );
-      continue;
+      return refused(record, new AgentError("TOOL_NOT_FOUND", `unknown tool "${record.call.name}". Available tools: ${available.length ? available.join(", ") : "(none)"}`));
     }
     const check = tool.validateInput(record.call.input);
-    if (!check.ok) {
-      record.status = "invalid";
-      record.error = new AgentError("TOOL_INPUT_INVALID", `invalid input for ${tool.name}: ${check.message}`);
-      continue;
-    }
-    record.call = { ...record.call, input: check.value };
+    if (!check.ok) return refused(record, new AgentError("TOOL_INPUT_INVALID", `invalid input for ${tool.name}: ${check.message}`));
+    const validated: CallRecord = { ...record, call: { ...record.call, input: check.value } };
     // The loop guard: the same call (name and input) may run maxRepeatedCalls times in a row.
     const key = `${tool.name} ${stableJson(check.value)}`;
     repeat = key === repeat.key ? { ...repeat, count: repeat.count + 1 } : { key, count: 1, refused: false };
     if (repeat.count > maxRepeated) {
-      record.status = "invalid";
       if (repeat.refused) {
-        record.fatal = true;
-        record.error = new AgentError(
-          "REPEATED_CALL",
-          `stopped: the model kept repeating the same ${tool.name} call after being told not to (maxRepeatedCalls = ${maxRepeated})`,
-        );
-      } else {
-        repeat = { ...repeat, refused: true };
-        record.error = new AgentError(
-          "REPEATED_CALL",
-          `not run: this exact ${tool.name} call was already made ${maxRepeated} times in a row; its result will not change. Try something different`,
-        );
+        const message = `stopped: the model kept repeating the same ${tool.name} call after being told not to (maxRepeatedCalls = ${maxRepeated})`;
+        return refused(validated, new AgentError("REPEATED_CALL", message), true);
       }
-      continue;
+      repeat = { ...repeat, refused: true };
+      const message = `not run: this exact ${tool.name} call was already made ${maxRepeated} times in a row; its result will not change. Try something different`;
+      return refused(validated, new AgentError("REPEATED_CALL", message));
     }
     if (budget <= 0) {
-      record.status = "over_limit";
       hitLimit = true;
-      continue;
+      return { ...validated, status: "over_limit" };
     }
     budget--;
-  }
-  return { batchState: { ...context.batchState, hitToolLimit: hitLimit, repeat } };
+    return validated;
+  });
+  return { batch, batchState: { ...context.batchState, hitToolLimit: hitLimit, repeat } };
 }
 
 /** What the model is told for a call refused before it ran. */
