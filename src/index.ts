@@ -125,7 +125,7 @@ export type { ToolProgress } from "./tools/define-tool.js";
 export type { RunConfig, LoopSettings, EngineDeps, BatchState, CallState, InboxState, Outcome, DurableState, Inbox, ResumePoint, ResumeTarget } from "./machine/context.js";
 export type { EngineEvent } from "./machine/events.js";
 export type { EngineEmitted } from "./machine/engine.js";
-export type { EngineObserver, StateEntered } from "./machine/observe.js";
+export type { EngineObserver, StateEntered } from "./observers/observe.js";
 export type { Effects, EffectName, EffectRequest, EffectResult } from "./actors/effects.js";
 export type { BuiltContext, BuildContextInput } from "./actors/build-context.js";
 export type { PermissionStep, PermissionDecision, AskPermissionInput } from "./actors/ask-permission.js";

@@ -1,7 +1,7 @@
 import type { ActorRefLike, InspectionEvent } from "xstate";
-import type { EngineContext } from "./context.js";
-import { engineStateOf, type EngineEmitted } from "./engine.js";
-import type { EngineStateName } from "./states.js";
+import type { EngineContext } from "../machine/context.js";
+import { engineStateOf, type EngineEmitted } from "../machine/engine.js";
+import type { EngineStateName } from "../machine/states.js";
 
 /** A state the engine entered, with the context as it stood on entry. */
 export interface StateEntered {

@@ -1,11 +1,11 @@
-import type { EngineObserver } from "../machine/observe.js";
-import { agentFolder } from "./agent-folder.js";
-import { isoTime } from "./iso-time.js";
-import { JsonlWriter, type LineSink } from "./jsonl-writer.js";
-import { mayHoldSecret, redactLine, redactOwnPart } from "./redact.js";
-import { lineSigner, sessionKey, type LineSigner } from "./session-key.js";
+import type { EngineObserver } from "./observe.js";
+import { agentFolder } from "../record/agent-folder.js";
+import { isoTime } from "../record/iso-time.js";
+import { JsonlWriter, type LineSink } from "../record/jsonl-writer.js";
+import { mayHoldSecret, redactLine, redactOwnPart } from "../record/redact.js";
+import { lineSigner, sessionKey, type LineSigner } from "../record/session-key.js";
 import type { Message } from "../models/messages.js";
-import { transcriptPath, type TranscriptEntry } from "./transcript.js";
+import { transcriptPath, type TranscriptEntry } from "../record/transcript.js";
 
 /** A message line's text around its time and message, as `JSON.stringify({ type: "message", time, message })` gives. */
 const MESSAGE_OPEN = `{"type":"message","time":"`;

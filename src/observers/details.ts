@@ -1,5 +1,5 @@
 import type { CallRecord } from "../machine/context.js";
-import type { StateEntered } from "../machine/observe.js";
+import type { StateEntered } from "./observe.js";
 
 /**
  * Builds each state's trace details: what led into the state, enough for the trace alone to explain and replay the
