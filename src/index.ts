@@ -124,6 +124,7 @@ export type { ToolProgress } from "./tools/define-tool.js";
 // code using those exports can name them.
 export type { RunConfig, LoopSettings, EngineDeps, BatchState, CallState, InboxState, Outcome, DurableState, Inbox, ResumePoint, ResumeTarget } from "./machine/context.js";
 export type { EngineEvent } from "./machine/events.js";
+export type { WorkEvent } from "./actors/report.js";
 export type { EngineEmitted } from "./machine/engine.js";
 export type { EngineObserver, StateEntered } from "./observers/observe.js";
 export type { Effects, EffectName, EffectRequest, EffectResult } from "./actors/effects.js";
