@@ -23,6 +23,7 @@ import {
 import { createPermissionPolicy } from "./permissions/policy.js";
 import type { AnyTool } from "./tools/define-tool.js";
 import { agentFolder } from "./record/agent-folder.js";
+import { checkStoreOptions } from "./store-option.js";
 import type { LineSink } from "./record/jsonl-writer.js";
 import { checkSessionId } from "./record/transcript.js";
 import { isHttpUrl, type RunStore, type StoredSettings } from "./durable/run-store.js";
@@ -114,6 +115,7 @@ export function prepare(userInput: string, options: QueryOptions, placement: Run
     throw fail(`options.permissions.whenUnanswered must be "deny" or "suspend", got ${JSON.stringify(permissions.whenUnanswered)}`);
   }
   if (options.durable !== undefined && typeof options.durable !== "boolean") throw fail("options.durable must be true or false");
+  checkStoreOptions(options);
   if (options.runStore !== undefined) {
     const store = options.runStore as Partial<RunStore> | null;
     if (!store || typeof store !== "object" || (["save", "load", "list", "delete"] as const).some((name) => typeof store[name] !== "function")) {

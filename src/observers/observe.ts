@@ -2,8 +2,9 @@ import type { ActorRefLike, InspectionEvent } from "xstate";
 import type { EngineContext } from "../machine/context.js";
 import { engineStateOf, type EngineEmitted } from "../machine/engine.js";
 import type { EngineStateName } from "../machine/states.js";
+import type { RunSummary } from "./run-summary.js";
 
-/** A state the engine entered, with the context as it stood on entry. */
+/** A state the engine entered, with the context as it stood on entry: a snapshot to read, never to change. */
 export interface StateEntered {
   state: EngineStateName;
   /** The state it came from (undefined for the first). */
@@ -15,11 +16,18 @@ export interface StateEntered {
   time: number;
 }
 
+/**
+ * What watches a run (docs/architecture.md, "Observers"): the trace, transcript, audit and checkpoint writers, the
+ * inspector, the caller's own (`QueryOptions.observers`). Each method is optional; all are called synchronously, in
+ * the run's order, and must not throw (one that throws ends the run `model_error`, `ENGINE_FAILED`).
+ */
 export interface EngineObserver {
   /** A state was entered (every one, transient hops included, in order). */
   state?(entered: StateEntered): void;
   /** The machine emitted an event for the caller. */
   emitted?(event: EngineEmitted): void;
+  /** The run ended (or stopped at questions to be resumed): called once, with the summary `turn_end` and the result carry. */
+  finished?(summary: RunSummary): void;
 }
 
 /**

@@ -24,9 +24,11 @@ export function transcriptLines(options: {
   onError: (error: Error) => void;
   /** Where the lines go instead of the session's file. */
   out?: LineSink;
+  /** false: lines kept where nothing else can write (`store: "memory"`) are not signed, and no session key is made. */
+  signed?: boolean;
 }): { write(entry: TranscriptEntry): void; message(time: string, message: Message): void; flush(): void; close(): void } {
   const out = options.out ?? new JsonlWriter(transcriptPath(options.cwd, options.sessionId), options.onError, { inside: agentFolder(options.cwd) });
-  let signer: LineSigner | undefined | false;
+  let signer: LineSigner | undefined | false = options.signed === false ? false : undefined;
   const sign = (line: string) => {
     if (signer === undefined) {
       try {
@@ -69,6 +71,7 @@ export function transcriptWriter(options: {
    */
   reset?: boolean;
   out?: LineSink;
+  signed?: boolean;
 }): EngineObserver & { close(): void } {
   const out = transcriptLines(options);
   const write = out.write;
