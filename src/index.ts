@@ -127,6 +127,7 @@ export type { EngineEvent } from "./machine/events.js";
 export type { WorkEvent } from "./actors/report.js";
 export type { EngineEmitted } from "./machine/engine.js";
 export type { EngineObserver, StateEntered } from "./observers/observe.js";
+export type { RunSummary, CompletedRunSummary, SuspendedRunSummary } from "./observers/run-summary.js";
 export type { Effects, EffectName, EffectRequest, EffectResult } from "./actors/effects.js";
 export type { BuiltContext, BuildContextInput } from "./actors/build-context.js";
 export type { PermissionStep, PermissionDecision, AskPermissionInput } from "./actors/ask-permission.js";
