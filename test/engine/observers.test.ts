@@ -67,7 +67,7 @@ describe("options.observers: a caller's observers beside the built-in ones", () 
     for await (const line of readTrace(join(cwd, ".agent", "trace.jsonl"))) lines.push(line);
     const done = lines.at(-1)!;
     expect(done).toMatchObject({ kind: "state", state: "done" });
-    expect((done as { details: unknown }).details).toEqual({
+    expect((done as { details: unknown }).details).toMatchObject({
       reason: "final_answer",
       turns: summary.turns,
       toolCalls: summary.toolCalls,
