@@ -117,6 +117,12 @@ describe("docs", () => {
     expect(subagents.trim().endsWith("final_answer")).toBe(true);
   });
 
+  it("docs/architecture.md's observer example runs as written: one finished(summary) after the run's states and events", () => {
+    const [observer] = examples("docs/architecture.md");
+    const out = runExample(observer);
+    expect(out).toMatch(/^final_answer after 2 model calls \(\d+ ms\), 1 tool call\nexecute_tool entered 1 time\n$/);
+  });
+
   it("every ts and js block of the README and docs/*.md compiles under strict TypeScript (unless marked, with a reason)", () => {
     const { sources, skipped } = codeBlocks();
     expect(Object.keys(sources).length).toBeGreaterThan(20);
