@@ -1,24 +1,16 @@
-import { mkdtempSync, readdirSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createSession, defineTool, query, resume, scriptedModel, type AgentEvent, type RunStore, type StoredRun } from "../../src/index.js";
+import { createSession, query, resume, scriptedModel, type AgentEvent, type RunStore, type StoredRun } from "../../src/index.js";
+import { removeDir, tempDir, writeTool as write } from "../support/engine.js";
 import { useTempHome } from "../support/home.js";
 
 const home = useTempHome("statecraft-memory-home-");
 let cwd: string;
 beforeEach(() => {
-  cwd = mkdtempSync(join(tmpdir(), "statecraft-memory-"));
+  cwd = tempDir("statecraft-memory-");
 });
-afterEach(() => rmSync(cwd, { recursive: true, force: true }));
-
-const write = defineTool({
-  name: "write",
-  description: "Writes.",
-  inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
-  risk: "write",
-  execute: ({ text }) => `wrote ${text}`,
-});
+afterEach(() => removeDir(cwd));
 
 const everything = (dir: string) => readdirSync(dir, { recursive: true });
 

@@ -1,22 +1,13 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createSession, defineTool, query, readTrace, scriptedModel, type AgentEvent, type EngineObserver, type RunSummary } from "../../src/index.js";
+import { createSession, query, readTrace, scriptedModel, type AgentEvent, type EngineObserver, type RunSummary } from "../../src/index.js";
+import { echoTool as echo, removeDir, tempDir, writeTool as write } from "../support/engine.js";
 
 let cwd: string;
 beforeEach(() => {
-  cwd = mkdtempSync(join(tmpdir(), "statecraft-observers-"));
+  cwd = tempDir("statecraft-observers-");
 });
-afterEach(() => rmSync(cwd, { recursive: true, force: true }));
-
-const echo = defineTool({
-  name: "echo",
-  description: "Echoes.",
-  inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
-  risk: "read",
-  execute: ({ text }) => `echo ${text}`,
-});
+afterEach(() => removeDir(cwd));
 
 /** A caller's observer that keeps what it is told. */
 function recorder() {
@@ -79,13 +70,6 @@ describe("options.observers: a caller's observers beside the built-in ones", () 
 
   it("tells a suspended run's observers so, once, with its pending calls", async () => {
     const seen = recorder();
-    const write = defineTool({
-      name: "write",
-      description: "Writes.",
-      inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
-      risk: "write",
-      execute: ({ text }) => `wrote ${text}`,
-    });
     const model = scriptedModel([{ toolCalls: [{ name: "write", input: { text: "x" } }] }]);
     const run = query("go", { model, cwd, tools: [write], permissions: { whenUnanswered: "suspend" }, observers: [seen.observer] });
     for await (const _ of run) void _;
