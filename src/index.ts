@@ -127,7 +127,7 @@ export type { EngineEvent } from "./machine/events.js";
 export type { WorkEvent } from "./actors/report.js";
 export type { EngineEmitted } from "./machine/engine.js";
 export type { EngineObserver, StateEntered } from "./observers/observe.js";
-export type { RunSummary, CompletedRunSummary, SuspendedRunSummary } from "./observers/run-summary.js";
+export type { RunSummary, CompletedRunSummary, SuspendedRunSummary, RunTotals } from "./observers/run-summary.js";
 export type { AuditLine } from "./observers/audit-writer.js";
 export type { TranscriptEntry } from "./record/transcript.js";
 export type { Effects, EffectName, EffectRequest, EffectResult } from "./actors/effects.js";

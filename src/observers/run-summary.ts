@@ -6,7 +6,7 @@ import type { PendingCall } from "../record/format.js";
 import { redactText } from "../record/redact.js";
 
 /** What a run amounts to, the same for `turn_end`, the `RunResult`, the trace's `done` line and `finished()`. */
-interface RunTotals {
+export interface RunTotals {
   sessionId: string;
   /** Model calls made. */
   turns: number;
