@@ -254,7 +254,9 @@ function keepInMemory(prepared: PreparedRun, memory: MemoryStore): RunMemory {
   // A subagent's lines are kept with its parent's, as they would share its files.
   const hostSubagent = (child: unknown) => {
     const run = child as PreparedRun;
-    run.hosted = { sinks: { trace: kept.trace, audit: kept.audit, transcript: memory.transcript(run.input.cwd, run.input.sessionId) } };
+    // A parent with no trace gives its subagents none either: their lines go nowhere.
+    const trace = prepared.traceFile ? kept.trace : new MemoryLines();
+    run.hosted = { sinks: { trace, audit: kept.audit, transcript: memory.transcript(run.input.cwd, run.input.sessionId) } };
     run.input.deps.hostSubagent = hostSubagent;
   };
   input.deps.hostSubagent ??= hostSubagent;

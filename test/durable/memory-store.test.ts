@@ -1,7 +1,7 @@
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createSession, query, resume, scriptedModel, type AgentEvent, type RunStore, type StoredRun } from "../../src/index.js";
+import { agentTool, createSession, query, resume, scriptedModel, type AgentEvent, type RunStore, type StoredRun } from "../../src/index.js";
 import { removeDir, tempDir, writeTool as write } from "../support/engine.js";
 import { useTempHome } from "../support/home.js";
 
@@ -68,6 +68,20 @@ describe('store: "memory"', () => {
     expect(resumed.audit()).toEqual([expect.objectContaining({ tool: "write", ok: true })]);
     // Resumed once; it is gone from memory after.
     await expect(drain(resume(run.sessionId, { model, cwd, store: "memory" }))).rejects.toMatchObject({ code: "RUN_NOT_FOUND" });
+    expect(everything(cwd)).toEqual([]);
+    expect(everything(home())).toEqual([]);
+  });
+
+  it("keeps a subagent's lines with its parent's, and writes nothing for it either", async () => {
+    const helper = agentTool({ name: "helper", description: "Helps." });
+    const model = scriptedModel([{ toolCalls: [{ name: "helper", input: { prompt: "help" } }] }, { text: "Helped." }, { text: "Done." }]);
+    const run = query("go", { model, cwd, tools: [helper], store: "memory" });
+    await drain(run);
+    expect(await run.result).toMatchObject({ reason: "final_answer", text: "Done." });
+    const child = run.trace().filter((l) => l.parentSession === run.sessionId);
+    expect(child[0]).toMatchObject({ kind: "state", state: "build_context", details: { input: "help" } });
+    expect(child.at(-1)).toMatchObject({ state: "done", details: { text: "Helped." } });
+    expect(run.audit().map((l) => l.tool)).toEqual(["helper"]);
     expect(everything(cwd)).toEqual([]);
     expect(everything(home())).toEqual([]);
   });
