@@ -5,7 +5,7 @@ import type { EngineContext } from "./machine/context.js";
 import type { EngineObserver } from "./observers/observe.js";
 import { turnEndOf } from "./observers/run-summary.js";
 import type { AuditLine } from "./observers/audit-writer.js";
-import type { Message, ToolCall } from "./models/messages.js";
+import type { ToolCall } from "./models/messages.js";
 import { QUERY_OPTION_NAMES, checkOptionNames, type QueryOptions } from "./options.js";
 import type { PermissionOptions } from "./permissions/types.js";
 import { startInspector } from "./inspect/start.js";
