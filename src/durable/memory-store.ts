@@ -12,23 +12,37 @@ export class MemoryLines implements LineSink {
   close(): void {}
 }
 
+/** A run as the memory store keeps it: its small state as JSON text, its conversation as the messages themselves. */
+interface KeptRun {
+  head: string;
+  messages: unknown[];
+}
+
 /**
- * A run store in this process's memory. A run is kept as its JSON text, as a file store would keep it: what is
- * loaded is a copy, never the object the running engine goes on changing.
+ * A run store in this process's memory. A checkpoint copies what changed, as the file store writes it: the run's
+ * small state as JSON text, and only the conversation's new messages (a message is never changed once in the
+ * conversation), so checkpoints cost what changed, not the whole conversation again. What is loaded is a copy, never
+ * the objects the running engine holds.
  */
 export function memoryRunStore(): RunStore {
-  const runs = new Map<string, string>();
+  const runs = new Map<string, KeptRun>();
   const locked = new Set<string>();
+  const copyOf = (kept: KeptRun) => ({ ...(JSON.parse(kept.head) as StoredRun), messages: JSON.parse(JSON.stringify(kept.messages)) as unknown[] }) as StoredRun;
   return {
-    async save(run) {
-      runs.set(run.sessionId, JSON.stringify(run));
+    async save(run, hint) {
+      const before = runs.get(run.sessionId);
+      const unchanged = before && hint ? Math.min(hint.unchangedMessages, before.messages.length) : 0;
+      const messages = unchanged > 0 ? before!.messages : [];
+      messages.length = unchanged;
+      for (let i = unchanged; i < run.messages.length; i++) messages.push(run.messages[i]);
+      runs.set(run.sessionId, { head: JSON.stringify({ ...run, messages: [] }), messages });
     },
     async load(sessionId) {
-      const text = runs.get(sessionId);
-      return text === undefined ? undefined : (JSON.parse(text) as StoredRun);
+      const kept = runs.get(sessionId);
+      return kept === undefined ? undefined : copyOf(kept);
     },
     async list() {
-      return [...runs.values()].map((text) => JSON.parse(text) as StoredRun);
+      return [...runs.values()].map(copyOf);
     },
     async delete(sessionId) {
       runs.delete(sessionId);
