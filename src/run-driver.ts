@@ -43,9 +43,12 @@ export async function* driveRun(prepared: PreparedRun, parts: DriverParts): Asyn
   const { bridge } = parts;
   const hosted = prepared.hosted;
   const machine = hosted ? engineMachine.provide({ ...(hosted.time?.machine ?? {}), actors: { effects: effectsActor(hosted.effects) } }) : engineMachine;
+  // The run ends when done is entered: the summary's duration is the done line's.
+  let doneAt: number | undefined;
+  const endTime: EngineObserver = { state: (entered) => void (entered.state === "done" && (doneAt = entered.time)) };
   const actor = createActor(machine, {
     input: prepared.input,
-    inspect: observeEngine(parts.observers.all),
+    inspect: observeEngine([endTime, ...parts.observers.all]),
     ...(hosted?.time ? { clock: hosted.time.clock } : {}),
   });
   parts.started?.(actor);
@@ -81,7 +84,7 @@ export async function* driveRun(prepared: PreparedRun, parts: DriverParts): Asyn
     const context = actor.getSnapshot().context;
     // A resumed run that ran to its end is no longer resumable: its stored state goes.
     if (prepared.resumed && ended.crash === undefined) await prepared.resumed.store.delete(prepared.input.sessionId);
-    const summary = runSummary(context, { time: Date.now(), crash: ended.crash, secrets: parts.secrets }) as CompletedRunSummary;
+    const summary = runSummary(context, { time: doneAt ?? Date.now(), crash: ended.crash, secrets: parts.secrets }) as CompletedRunSummary;
     const turnEnd = turnEndOf(summary);
     // The session is free again before the caller sees the end (it may start the next run right away).
     parts.settle(context);

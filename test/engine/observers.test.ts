@@ -63,7 +63,7 @@ describe("options.observers: a caller's observers beside the built-in ones", () 
       turns: summary.turns,
       toolCalls: summary.toolCalls,
       usage: summary.usage,
-      durationMs: expect.any(Number),
+      durationMs: summary.durationMs,
       text: summary.text,
     });
   });
