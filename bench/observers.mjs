@@ -21,7 +21,7 @@ const ALL = ["transcript", "audit", "checkpoint", "trace"];
 async function load(dist) {
   const at = (path) => import(pathToFileURL(join(dist, path)).href);
   const [index, engine, observe, query, transcript, audit, trace, checkpoint, store] = await Promise.all(
-    ["index.js", "machine/engine.js", "machine/observe.js", "query.js", "record/transcript-writer.js", "record/audit-writer.js", "record/trace-writer.js", "durable/run-checkpoint.js", "durable/file-run-store.js"].map(at),
+    ["index.js", "machine/engine.js", "observers/observe.js", "query.js", "observers/transcript-writer.js", "observers/audit-writer.js", "observers/trace-writer.js", "observers/run-checkpoint.js", "durable/file-run-store.js"].map(at),
   );
   // A build from before prepare() returned one RunSettings has no run-settings.js: its prepared run carries both.
   const settings = await at("run-settings.js").catch(() => ({ tracedOptionsOf: (p) => p.runOptions, storedSettingsOf: (p) => p.settings }));

@@ -20,7 +20,7 @@ export const ENTRIES = {
   // For bench/ and test/ only.
   query: "query.ts",
   "machine/engine": "machine/engine.ts",
-  "machine/observe": "machine/observe.ts",
+  "observers/observe": "observers/observe.ts",
   "machine/work-requests": "machine/work-requests.ts",
   "actors/effects": "actors/effects.ts",
   "record/jsonl-writer": "record/jsonl-writer.ts",

@@ -129,6 +129,10 @@ export { mcpTools, mcpToolName, mcpToolRisk, type McpToolsHandle, type McpServer
 export type { ToolProgress } from "./tools/define-tool.js";
 // Types the exports above mention: exported so that code using those exports can name them. The engine's own
 // (its context, events, effects) are not among them (test/architecture/exported-types.test.ts).
+export type { EngineObserver, StateEntered } from "./observers/observe.js";
+export type { RunSummary, CompletedRunSummary, SuspendedRunSummary, RunTotals } from "./observers/run-summary.js";
+export type { AuditLine } from "./observers/audit-writer.js";
+export type { TranscriptEntry } from "./record/transcript.js";
 export type { StoredAt } from "./durable/run-store.js";
 export type { AgentErrorOptions } from "./errors/agent-error.js";
 export type { ToolAnnotations } from "./mcp/names.js";

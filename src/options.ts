@@ -7,6 +7,8 @@ import type { Logger } from "./logger.js";
 import type { AgentHooks } from "./hooks.js";
 import type { Summarize } from "./compaction/compact.js";
 import type { RunStore } from "./record/run-record.js";
+import type { QueueMode } from "./machine/queue-mode.js";
+import type { EngineObserver } from "./observers/observe.js";
 
 /**
  * Options of `query()`. Only `model` is required. `Tools` is the list given as `tools` (query() infers it): the hooks'
@@ -34,6 +36,18 @@ export interface QueryOptions<Tools extends readonly AnyTool[] = readonly AnyToo
   permissions?: PermissionOptions;
   /** Where a suspended run is kept for resume() (docs/durable.md). Default: files under `<cwd>/.agent/runs/`. */
   runStore?: RunStore;
+  /**
+   * Where the run keeps what it records (docs/durable.md, "Where a run is kept"). `"file"` (default): the trace,
+   * transcript, audit and runs under `<cwd>/.agent/`. `"memory"`: nothing is written anywhere; the trace, transcript
+   * and audit are read from the run (`run.trace()`, `run.transcript()`, `run.audit()`), and a session's conversation
+   * and a suspended run last as long as the process. A `RunStore`: runs kept there, the rest as `"file"`.
+   */
+  store?: "file" | "memory" | RunStore;
+  /**
+   * Observers of the run, after the built-in ones (trace, transcript, audit, checkpoints): each hears every state
+   * entered, every event emitted and, once, the run's summary (docs/architecture.md, "Observers").
+   */
+  observers?: readonly EngineObserver[];
   /**
    * Keep a checkpoint of the run in the run store as it goes, so a run whose process dies (SIGKILL, out of memory)
    * can be resumed (docs/durable.md). Default true; false: a run whose process dies can't be resumed (a suspended
@@ -64,8 +78,8 @@ export interface QueryOptions<Tools extends readonly AnyTool[] = readonly AnyToo
   inspect?: { port?: number; keepOpen?: boolean };
 }
 
-/** Which queued messages enter at once: one per model call (default), or all that are queued. */
-export type QueueMode = "one-at-a-time" | "all";
+// Declared with the machine, whose inbox takes them.
+export type { QueueMode } from "./machine/queue-mode.js";
 
 /** Options of `createSession()`: those of `query()` plus how queued messages are delivered. */
 export interface SessionOptions<Tools extends readonly AnyTool[] = readonly AnyTool[]> extends QueryOptions<Tools> {
@@ -96,6 +110,8 @@ const QUERY_KEYS = {
   traceFile: true,
   permissions: true,
   runStore: true,
+  store: true,
+  observers: true,
   durable: true,
   logger: true,
   contextWindow: true,

@@ -22,6 +22,7 @@ import type { PermissionPolicy } from "./permissions/types.js";
 import type { AnyTool } from "./tools/define-tool.js";
 import { agentFolder } from "./record/agent-folder.js";
 import type { RecordedSettings } from "./record/settings-record.js";
+import { checkStoreOptions } from "./store-option.js";
 import { checkSessionId } from "./record/transcript.js";
 import type { RunStore } from "./durable/run-store.js";
 import type { RunSettings } from "./run-settings.js";
@@ -137,6 +138,7 @@ function checkTools(given: readonly AnyTool[] | undefined): Map<string, AnyTool>
 /** `durable` and `runStore`: where the run is kept for resume(). */
 function checkStorage(options: QueryOptions): void {
   if (options.durable !== undefined && typeof options.durable !== "boolean") throw fail("options.durable must be true or false");
+  checkStoreOptions(options);
   if (options.runStore === undefined) return;
   const store = options.runStore as Partial<RunStore> | null;
   if (!store || typeof store !== "object" || (["save", "load", "list", "delete"] as const).some((name) => typeof store[name] !== "function")) {

@@ -1,38 +1,31 @@
-import { join, resolve } from "node:path";
-import { createActor, type Actor } from "xstate";
-import { AgentError, type ErrorInfo } from "./errors/agent-error.js";
+import { AgentError } from "./errors/agent-error.js";
 import type { AgentEvent, RunResult } from "./events.js";
-import { defaultLogger } from "./logger.js";
+import { defaultLogger, type Logger } from "./logger.js";
 import type { EngineContext } from "./machine/context.js";
-import { engineMachine } from "./machine/engine.js";
-import { observeEngine, type EngineObserver } from "./machine/observe.js";
-import type { Message, ToolCall } from "./models/messages.js";
+import type { EngineObserver } from "./observers/observe.js";
+import { turnEndOf } from "./observers/run-summary.js";
+import type { AuditLine } from "./observers/audit-writer.js";
+import type { ToolCall } from "./models/messages.js";
 import { QUERY_OPTION_NAMES, checkOptionNames, type QueryOptions } from "./options.js";
 import { startInspector } from "./inspect/start.js";
-import { engineObserverOf } from "./inspect/run.js";
+import type { Inspector } from "./inspect/server.js";
+import { engineObserverOf, type InspectedRun } from "./inspect/run.js";
 import { askThroughInspector } from "./inspect/ask-through-inspector.js";
 import type { AnyTool, ToolCallOf } from "./tools/define-tool.js";
 import { returned, settleOnReturn } from "./util/returned.js";
-import { agentFolder, isInside, makeFileInside } from "./record/agent-folder.js";
-import { auditWriter } from "./record/audit-writer.js";
+import { agentFolder, makeFileInside } from "./record/agent-folder.js";
+import type { TraceLine } from "./record/format.js";
 import { redactText, secretValues } from "./record/redact.js";
-import { traceWriter } from "./record/trace-writer.js";
-import { transcriptPath } from "./record/transcript.js";
-import { fileRunStore } from "./durable/file-run-store.js";
-import type { RunStore, StoredRun } from "./durable/run-store.js";
-import { storedRunOf } from "./durable/stored-run.js";
-import { runCheckpointer } from "./durable/run-checkpoint.js";
-import { transcriptWriter } from "./record/transcript-writer.js";
-import { effectsActor } from "./actors/effects.js";
+import { transcriptFromLines, transcriptPath, type TranscriptEntry } from "./record/transcript.js";
+import { MemoryLines, type MemoryStore } from "./durable/memory-store.js";
+import { lockRun, refuseOverSuspended } from "./durable/run-lock.js";
+import type { RunStore } from "./durable/run-store.js";
+import { EventBridge } from "./event-bridge.js";
 import { prepare } from "./prepare-run.js";
-import { storedSettingsOf, tracedOptionsOf, type RunSettings } from "./run-settings.js";
-
-/**
- * The most events the bridge holds for a caller slower than the engine (an instant model, a consumer that awaits
- * per event): past it the next model call waits until the caller has taken half of them, so the backlog stays
- * bounded however long the run (without it, about two events a step piled up).
- */
-const MAX_BACKLOG = 1024;
+import { tracedOptionsOf, type RunSettings } from "./run-settings.js";
+import { driveRun, type EngineActor } from "./run-driver.js";
+import { runObservers } from "./run-observers.js";
+import { placeOf, type RunMemory, type RunPlace } from "./store-option.js";
 
 /**
  * A running query: the event stream, plus `abort()` (ends the run `user_abort`). `Call` types the tool calls of its
@@ -48,6 +41,16 @@ export interface QueryRun<Call extends ToolCall = ToolCall> extends AsyncGenerat
    * events stopped before the last one. It settles only as the events are read.
    */
   readonly result: Promise<RunResult>;
+  /**
+   * The run's trace lines so far, with `store: "memory"` (docs/durable.md, "Where a run is kept"); its subagents'
+   * lines among them, as in a trace file. With another store it throws `INVALID_OPTIONS`: the trace is in its file
+   * (`readTrace()` reads it).
+   */
+  trace(): TraceLine[];
+  /** The session's transcript so far (every run of it in this process), with `store: "memory"`. */
+  transcript(): TranscriptEntry[];
+  /** The run's audit lines so far (one per tool call), with `store: "memory"`. */
+  audit(): AuditLine[];
 }
 
 export { prepare, type RunPlacement } from "./prepare-run.js";
@@ -80,7 +83,7 @@ export interface RunLifecycle {
   notStarted?(): void;
 }
 
-export type EngineActor = Actor<typeof engineMachine>;
+export type { EngineActor } from "./run-driver.js";
 
 /** Starts a prepared run as a QueryRun; nothing happens until the first next(). */
 export function startRun(prepared: RunSettings, options: QueryOptions, lifecycle: RunLifecycle = {}): QueryRun {
@@ -88,6 +91,8 @@ export function startRun(prepared: RunSettings, options: QueryOptions, lifecycle
   const control: RunControl = { aborted: false, finished: result.resolve };
   const generator = runEngine(prepared, options, control, lifecycle) as QueryRun;
   withResult(generator, prepared.input.sessionId, result);
+  withRecords(generator, options.store, () => control.memory);
+  kept.set(generator, () => control.memory);
   generator.abort = () => {
     control.aborted = true;
     control.abort?.();
@@ -100,6 +105,29 @@ interface RunControl {
   abort?: () => void;
   aborted: boolean;
   finished: (result: RunResult) => void;
+  /** What the run keeps in memory (`store: "memory"`), once it has started. */
+  memory?: RunMemory | undefined;
+}
+
+/** Each run's memory, for a run that wraps another (resume()'s). */
+const kept = new WeakMap<QueryRun, () => RunMemory | undefined>();
+
+/** What a run started by `startRun` keeps in memory (`store: "memory"`), once it has started. */
+export function memoryOfRun(run: QueryRun): RunMemory | undefined {
+  return kept.get(run)?.();
+}
+
+/** Gives a run `trace()`, `transcript()` and `audit()`: the lines it keeps in memory, parsed. */
+export function withRecords(generator: QueryRun, store: QueryOptions["store"], memory: () => RunMemory | undefined): void {
+  const read = <T>(part: keyof RunMemory) => (): T[] => {
+    if (store !== "memory") {
+      throw new AgentError("INVALID_OPTIONS", `run.${part}() reads what a run keeps in memory; this run writes its ${part} to files (store: "file"): start it with store: "memory", or read the files (readTrace() reads the trace)`);
+    }
+    return (memory()?.[part].lines ?? []).map((line) => JSON.parse(line) as T);
+  };
+  generator.trace = read<TraceLine>("trace");
+  generator.transcript = read<TranscriptEntry>("transcript");
+  generator.audit = read<AuditLine>("audit");
 }
 
 /** Gives a run's generator its `sessionId` and its `result` (settled as the generator ends, see QueryRun.result). */
@@ -119,247 +147,48 @@ async function* runEngine(
   if (refusal) throw refusal;
   const { input } = prepared;
   const logger = options.logger ?? defaultLogger();
-  const reportWriteFailure = (error: Error) => logger.error({ err: error.message, sessionId: input.sessionId }, "statecraft: trace write failed");
+  const onError = (error: Error) => logger.error({ err: error.message, sessionId: input.sessionId }, "statecraft: trace write failed");
   input.deps.warn = (message) => logger.warn({ sessionId: input.sessionId }, `statecraft: ${message}`);
-  // A durable run keeps a checkpoint in the run store as it goes (a subagent is part of its parent's step), holding
-  // the run's lock meanwhile: a resume() of it while it runs is refused. A resumed run is durable.
-  const store = prepared.resumed?.store ?? options.runStore ?? fileRunStore(input.cwd);
-  // A hosted run (statecraft/dbos) keeps no checkpoints of its own: its host journals each step.
-  const hosted = prepared.hosted;
-  // A new session's transcript file is made while the run's lock is taken, off the event loop (see makeFileInside).
-  const transcriptMade = hosted ? undefined : makeFileInside(agentFolder(input.cwd), transcriptPath(input.cwd, input.sessionId));
-  const durable = !hosted && (prepared.resumed !== undefined || (options.durable !== false && input.loop.depth === 0));
-  let release = prepared.resumed?.release;
-  let locked = !store.lock || release !== undefined;
-  if (durable && !locked) {
-    try {
-      release = await store.lock!(input.sessionId);
-      locked = true;
-    } catch (error) {
-      const busy = (error as AgentError).code === "RUN_BUSY";
-      logger[busy ? "warn" : "error"]({ sessionId: input.sessionId, err: (error as Error).message }, "statecraft: the run is not checkpointed (it can't be resumed if its process dies)");
-    }
-  }
-  if (durable && locked && !prepared.resumed) {
-    try {
-      await refuseOverSuspended(store, input.sessionId, logger);
-    } catch (error) {
-      await release?.();
-      lifecycle.notStarted?.();
-      throw error;
-    }
-  }
-  await transcriptMade;
-  let inspector: Awaited<ReturnType<typeof startInspector>> | undefined;
-  try {
-    inspector = options.inspect ? await startInspector({ port: options.inspect.port ?? 0 }) : undefined;
-  } catch (error) {
-    await release?.();
-    lifecycle.notStarted?.();
-    throw error;
-  }
-  const runOptions = tracedOptionsOf(prepared);
-  const inspected = inspector?.attach({ sessionId: input.sessionId, input: input.userInput, runOptions });
+  const opened = await openRun(prepared, options, logger, lifecycle);
+  const { inspector, release } = opened;
+  const inspected = inspector?.attach({ sessionId: input.sessionId, input: input.userInput, runOptions: tracedOptionsOf(prepared) });
   if (inspector && inspected) input.deps.permissions = askThroughInspector(input.deps.permissions, inspector, inspected);
+  const memory = opened.place.memory ? keepInMemory(prepared, opened.place.memory) : undefined;
+  control.memory = memory;
   const secrets = secretValues();
-
-  // The event bridge: observers push, the generator pulls.
-  const queue: AgentEvent[] = [];
-  let head = 0;
-  let wake: (() => void) | undefined;
-  const push = (event: AgentEvent) => {
-    queue.push(event);
-    wake?.();
-  };
-  let caughtUp: { promise: Promise<void>; resolve: () => void } | undefined;
-  const catchUp = () => {
-    const waiting = caughtUp;
-    caughtUp = undefined;
-    waiting?.resolve();
-  };
-  input.deps.pace = (signal) => {
-    if (queue.length - head <= MAX_BACKLOG) return undefined;
-    if (!caughtUp) {
-      let resolve!: () => void;
-      const promise = new Promise<void>((r) => (resolve = r));
-      caughtUp = { promise, resolve };
-    }
-    const waiting = caughtUp.promise;
-    return new Promise<void>((resolve) => {
-      const aborted = () => resolve();
-      signal.addEventListener("abort", aborted, { once: true });
-      // Removed once caught up: the work's signal may serve the next piece of work, which must find no listener.
-      void waiting.then(() => {
-        signal.removeEventListener("abort", aborted);
-        resolve();
-      });
-    });
-  };
-  const bridge: EngineObserver = {
-    state(entered) {
-      // A resumed run passes through build_context on its way back to ask_permission: not a step of its own.
-      if (entered.state === "build_context" && entered.from === undefined && prepared.resumed) return;
-      if (entered.state !== "done") push({ type: "state", state: entered.state, turn: entered.context.turn });
-    },
-    // A failed request's message may quote what was sent (a key, a URL with credentials): redacted like the trace.
-    emitted: (event) => push(event.type === "retry" ? { ...event, error: { ...event.error, message: redactText(event.error.message, secrets) } } : event),
-  };
-  const trace = prepared.traceFile || hosted
-    ? traceWriter({
-            ...(hosted ? { out: hosted.sinks.trace } : {}),
-            file: prepared.traceFile || "",
-            // A trace in the workspace's own .agent/ is written like the engine's other files there: never through a link.
-            ...(prepared.traceFile && isInside(agentFolder(input.cwd), resolve(input.cwd, prepared.traceFile)) ? { inside: agentFolder(input.cwd) } : {}),
-            sessionId: input.sessionId,
-            runOptions,
-            secrets,
-            onError: reportWriteFailure,
-            ...(input.loop.parentSession !== undefined ? { parentSession: input.loop.parentSession } : {}),
-            ...(prepared.forkedAt ? { forkedAt: prepared.forkedAt } : {}),
-            ...(prepared.resumed ? { resumed: { seq: prepared.resumed.seq, fields: prepared.resumed.fields } } : {}),
-          })
-    : undefined;
-  const writers = [
-    ...(trace ? [trace] : []),
-    transcriptWriter({ cwd: input.cwd, sessionId: input.sessionId, secrets, onError: reportWriteFailure, ...(prepared.resumed?.recovered ? { reset: true } : {}), ...(hosted ? { out: hosted.sinks.transcript } : {}) }),
-    auditWriter({ file: join(agentFolder(input.cwd), "audit.jsonl"), inside: agentFolder(input.cwd), secrets, onError: reportWriteFailure, ...(hosted ? { out: hosted.sinks.audit } : {}) }),
-  ];
-
-  const riskOf = (name: string) => input.deps.tools.get(name)?.risk;
-  const settings = storedSettingsOf(prepared);
-  const checkpoints = durable && locked ? [runCheckpointer({ store, settings, riskOf, ...(trace ? { trace } : {}), onError: reportWriteFailure })] : [];
-  writers.push(...checkpoints);
-
-  if (inspector) push({ type: "inspector", url: inspector.url });
-  const machine = hosted ? engineMachine.provide({ ...(hosted.time?.machine ?? {}), actors: { effects: effectsActor(hosted.effects) } }) : engineMachine;
-  const actor = createActor(machine, {
-    input,
-    inspect: observeEngine([...writers, ...(inspected ? [engineObserverOf(inspected)] : []), bridge]),
-    ...(hosted?.time ? { clock: hosted.time.clock } : {}),
+  const bridge = new EventBridge();
+  input.deps.pace = bridge.pace;
+  const observers = runObservers(prepared, {
+    ...(memory ? { memory } : {}),
+    ...(opened.checkpoints ? { checkpoints: opened.checkpoints } : {}),
+    secrets,
+    onError,
+    ...(inspected ? { inspected: inspectedObserver(inspected) } : {}),
+    ...(options.observers ? { own: options.observers } : {}),
+    bridge: bridgeObserver(bridge, prepared, secrets),
   });
-  lifecycle.started?.(actor);
-  let finished = false;
-  let crash: unknown;
-  actor.subscribe({
-    complete: () => {
-      finished = true;
-      wake?.();
-    },
-    error: (error) => {
-      crash = error;
-      finished = true;
-      wake?.();
-    },
-  });
-  const abort = () => {
-    if (actor.getSnapshot().status === "active") actor.send({ type: "ABORT" });
-  };
+  if (inspector) bridge.push({ type: "inspector", url: inspector.url });
   let settled = false;
-  const settle = (suspended?: Extract<AgentEvent, { type: "suspended" }>) => {
-    if (settled) return;
-    settled = true;
-    lifecycle.settled?.(actor.getSnapshot().context, suspended);
-  };
-  control.abort = abort;
-  options.signal?.addEventListener("abort", abort, { once: true });
-
-  /**
-   * The machine stopped in ask_permission at questions it may not answer now: the run is stored, the actor stopped
-   * (nothing is held open, the process may exit), and `suspended` is the last event instead of `turn_end`.
-   */
-  async function* suspend(event: Extract<AgentEvent, { type: "suspended" }>): AsyncGenerator<AgentEvent, RunResult, undefined> {
-    const context = actor.getSnapshot().context;
-    actor.stop();
-    for (const writer of writers) writer.close();
-    await store.save(storedRunOf(context, settings, trace?.nextSeq() ?? 0, Date.now()));
-    settle(event);
-    inspected?.end();
-    const result: RunResult = {
-      status: "suspended",
-      runId: event.runId,
-      pending: event.pending,
-      text: context.outcome.finalText,
-      messages: context.messages.filter((m) => m.role !== "system"),
-      usage: { ...context.usage },
-      sessionId: input.sessionId,
-      turns: context.turn,
-      toolCalls: context.toolCallCount,
-    };
-    control.finished(result);
-    yield event;
-    return result;
-  }
-
   try {
-    actor.start();
-    if (control.aborted) abort();
-    for (;;) {
-      while (head < queue.length) {
-        const event = queue[head];
-        queue[head++] = undefined as unknown as AgentEvent; // let delivered events be collected
-        if (caughtUp && queue.length - head <= MAX_BACKLOG / 2) catchUp();
-        if (event.type === "suspended") return yield* suspend(event);
-        yield event;
-      }
-      // Everything delivered: start the queue over rather than let it grow with the run.
-      queue.length = 0;
-      head = 0;
-      catchUp();
-      if (finished) break;
-      await new Promise<void>((resolve) => (wake = resolve));
-      wake = undefined;
-    }
-    const snapshot = actor.getSnapshot();
-    const context = snapshot.context;
-    // A resumed run that ran to its end is no longer resumable: its stored state goes.
-    if (prepared.resumed && crash === undefined) await prepared.resumed.store.delete(input.sessionId);
-    let reason = snapshot.output?.reason ?? context.outcome.stopReason ?? "model_error";
-    let error: ErrorInfo | undefined = snapshot.output?.error;
-    if (crash !== undefined) {
-      reason = "model_error";
-      error = { code: "ENGINE_FAILED", message: `the engine failed: ${(crash as Error)?.message ?? String(crash)}` };
-    }
-    // The error is shown (the CLI prints it) and kept by callers; redacted like the trace, which records it too.
-    if (error) error = { ...error, message: redactText(error.message, secrets) };
-    const usage = { ...context.usage };
-    const turnEnd: AgentEvent = {
-      type: "turn_end",
-      reason,
-      sessionId: input.sessionId,
-      turns: context.turn,
-      toolCalls: context.toolCallCount,
-      usage,
-      ...(error ? { error } : {}),
-    };
-    // The session is free again before the caller sees the end (it may start the next run right away).
-    settle();
-    inspected?.publish(turnEnd);
-    inspected?.end();
-    const messages: Message[] = context.messages.filter((m) => m.role !== "system");
-    const result: RunResult = {
-      status: "completed",
-      reason,
-      text: context.outcome.finalText,
-      messages,
-      usage,
-      sessionId: input.sessionId,
-      turns: context.turn,
-      toolCalls: context.toolCallCount,
-      ...(error ? { error } : {}),
-    };
-    // Known before the last event is yielded: `run.result` settles even when the caller breaks out at turn_end.
-    control.finished(result);
-    yield turnEnd;
-    return result;
+    return yield* driveRun(prepared, {
+      observers,
+      bridge,
+      store: opened.store,
+      secrets,
+      ...(options.signal ? { signal: options.signal } : {}),
+      ...(lifecycle.started ? { started: lifecycle.started } : {}),
+      settle(context, suspended) {
+        if (settled) return;
+        settled = true;
+        lifecycle.settled?.(context, suspended);
+      },
+      finished: control.finished,
+      onAbort: (abort) => (control.abort = abort),
+      aborted: () => control.aborted,
+    });
   } finally {
-    catchUp();
     await release?.();
-    // A consumer that stops early (break, return) ends the run: abort it so done is recorded, then stop it.
-    if (actor.getSnapshot().status === "active") abort();
-    actor.stop();
-    settle();
-    options.signal?.removeEventListener("abort", abort);
-    for (const writer of writers) writer.close();
+    observers.close();
     inspected?.end();
     if (inspector) {
       if (options.inspect?.keepOpen) inspector.unref();
@@ -368,25 +197,94 @@ async function* runEngine(
   }
 }
 
+/** What a run holds from its start to its end, besides its observers. */
+interface OpenedRun {
+  place: RunPlace;
+  /** Where a suspended run is stored. */
+  store: RunStore;
+  /** Where checkpoints go, when the run keeps them. */
+  checkpoints?: RunStore;
+  release?: () => Promise<void>;
+  inspector?: Inspector;
+}
+
 /**
- * A new run of a session whose run is suspended would overwrite what resume() needs: the suspended run comes first.
- * A stored run that can't be read is replaced by the new run's (said in the log: it could not be resumed anyway).
+ * Opens a run: where it is kept, its lock and the suspended-run check (a durable run), its transcript file, its
+ * inspector. A run that fails here gives its lock back and tells its lifecycle it never started.
  */
-async function refuseOverSuspended(store: RunStore, sessionId: string, logger: QueryOptions["logger"]): Promise<void> {
-  let stored: StoredRun | undefined;
-  try {
-    stored = await store.load(sessionId);
-  } catch (error) {
-    (logger ?? defaultLogger()).warn({ sessionId, err: (error as Error).message }, "statecraft: the session's stored run can't be resumed; the new run replaces it");
-    return;
+async function openRun(prepared: RunSettings, options: QueryOptions, logger: Logger, lifecycle: RunLifecycle): Promise<OpenedRun> {
+  const { input } = prepared;
+  const place = placeOf(options, input.cwd);
+  // A durable run keeps a checkpoint in the run store as it goes (a subagent is part of its parent's step), holding
+  // the run's lock meanwhile: a resume() of it while it runs is refused. A resumed run is durable.
+  const store = prepared.resumed?.store ?? place.runs;
+  // A hosted run (statecraft/dbos) keeps no checkpoints of its own: its host journals each step.
+  const hosted = prepared.hosted;
+  // A new session's transcript file is made while the run's lock is taken, off the event loop (see makeFileInside).
+  const transcriptMade = hosted || place.kind === "memory" ? undefined : makeFileInside(agentFolder(input.cwd), transcriptPath(input.cwd, input.sessionId));
+  const durable = !hosted && (prepared.resumed !== undefined || (options.durable !== false && input.loop.depth === 0));
+  let release = prepared.resumed?.release;
+  let locked = !store.lock || release !== undefined;
+  if (durable && !locked) {
+    release = await lockRun(store, input.sessionId, logger);
+    locked = release !== undefined;
   }
-  if (stored?.status === "running") {
-    (logger ?? defaultLogger()).warn({ sessionId, runId: stored.runId }, "statecraft: the session's interrupted run is given up (resume(sessionId) would have continued it); the new run replaces it");
-    return;
+  const fail = async (error: unknown): Promise<never> => {
+    await release?.();
+    lifecycle.notStarted?.();
+    throw error;
+  };
+  if (durable && locked && !prepared.resumed) await refuseOverSuspended(store, input.sessionId, logger).catch(fail);
+  await transcriptMade;
+  const inspector = options.inspect ? await startInspector({ port: options.inspect.port ?? 0 }).catch(fail) : undefined;
+  return { place, store, ...(durable && locked ? { checkpoints: store } : {}), ...(release ? { release } : {}), ...(inspector ? { inspector } : {}) };
+}
+
+/**
+ * What a run kept in memory records: its own trace and audit lines, and its session's conversation (which the next
+ * run of the session in this process goes on from, as it would from the transcript file).
+ */
+function keepInMemory(prepared: RunSettings, memory: MemoryStore): RunMemory {
+  const { input } = prepared;
+  if (!input.history && !prepared.resumed && memory.hasTranscript(input.cwd, input.sessionId)) {
+    const loaded = transcriptFromLines(memory.transcript(input.cwd, input.sessionId).lines);
+    input.history = loaded.messages;
+    // The session's allow_always answers hold for its later runs, as the transcript file's allow rules do.
+    input.deps.policy!.addSessionRules(loaded.allowRules);
   }
-  if (stored?.status !== "suspended") return;
-  throw new AgentError(
-    "SESSION_BUSY",
-    `session ${sessionId} has a suspended run waiting on ${stored.pending.map((c) => c.callId).join(", ")}; resume it (resume(sessionId, { answers }), or statecraft resume ${sessionId}), or delete .agent/runs/${sessionId}.json to give it up`,
-  );
+  const kept: RunMemory = { trace: new MemoryLines(), audit: new MemoryLines(), transcript: memory.transcript(input.cwd, input.sessionId) };
+  // A subagent's lines are kept with its parent's, as they would share its files.
+  const hostSubagent = (child: unknown) => {
+    const run = child as RunSettings;
+    // A parent with no trace gives its subagents none either: their lines go nowhere.
+    const trace = prepared.traceFile ? kept.trace : new MemoryLines();
+    run.hosted = { sinks: { trace, audit: kept.audit, transcript: memory.transcript(run.input.cwd, run.input.sessionId) } };
+    run.input.deps.hostSubagent = hostSubagent;
+  };
+  input.deps.hostSubagent ??= hostSubagent;
+  return kept;
+}
+
+/** The event bridge as an observer: the caller's events, from the states entered and the events emitted. */
+function bridgeObserver(bridge: EventBridge, prepared: RunSettings, secrets: readonly string[]): EngineObserver {
+  return {
+    state(entered) {
+      // A resumed run passes through build_context on its way back to ask_permission: not a step of its own.
+      if (entered.state === "build_context" && entered.from === undefined && prepared.resumed) return;
+      if (entered.state !== "done") bridge.push({ type: "state", state: entered.state, turn: entered.context.turn });
+    },
+    // A failed request's message may quote what was sent (a key, a URL with credentials): redacted like the trace.
+    emitted: (event) => bridge.push(event.type === "retry" ? { ...event, error: { ...event.error, message: redactText(event.error.message, secrets) } } : event),
+  };
+}
+
+/** The inspector's view of the run, told how it ended. */
+function inspectedObserver(inspected: InspectedRun): EngineObserver {
+  return {
+    ...engineObserverOf(inspected),
+    finished(summary) {
+      if (summary.status === "completed") inspected.publish(turnEndOf(summary));
+      inspected.end();
+    },
+  };
 }

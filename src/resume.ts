@@ -3,13 +3,14 @@ import { AgentError } from "./errors/agent-error.js";
 import type { AgentEvent, RunResult } from "./events.js";
 import { checkOptionNames, QUERY_OPTION_NAMES, type QueryOptions } from "./options.js";
 import type { PermissionAnswer, PermissionOptions } from "./permissions/types.js";
-import { prepare, startRun, withResult, type RunSettings, type QueryRun, type RunLifecycle } from "./query.js";
+import { memoryOfRun, prepare, startRun, withRecords, withResult, type RunSettings, type QueryRun, type RunLifecycle } from "./query.js";
 import { returned } from "./util/returned.js";
 import type { Inbox } from "./machine/context.js";
-import { fileRunStore } from "./durable/file-run-store.js";
 import type { RunStore, StoredRun } from "./durable/run-store.js";
 import { resumePointOf, storedMessages } from "./durable/stored-run.js";
-import { checkSessionId, loadTranscript } from "./record/transcript.js";
+import { checkSessionId, loadTranscript, transcriptFromLines } from "./record/transcript.js";
+import { processMemoryStore } from "./durable/memory-store.js";
+import { checkStoreOptions, placeOf } from "./store-option.js";
 import { readTrace } from "./record/reader.js";
 
 /** Options of `resume()`: query()'s (the recorded limits and settings apply unless given) plus the answers. */
@@ -47,6 +48,7 @@ export function resumeRun(
   const control: ResumeControl = { aborted: false, finished: result.resolve };
   const generator = run(sessionId, options, control, lifecycle, queued, host, optionNames) as QueryRun;
   withResult(generator, sessionId, result);
+  withRecords(generator, options?.store, () => (control.inner ? memoryOfRun(control.inner) : undefined));
   generator.abort = () => {
     control.aborted = true;
     control.inner?.abort();
@@ -86,13 +88,14 @@ async function* run(
   }
   if (options.answeredBy !== undefined && typeof options.answeredBy !== "string") throw fail("options.answeredBy must be a string (who or where answered)");
   const cwd = resolve(options.cwd ?? process.cwd());
-  const store: RunStore = options.runStore ?? fileRunStore(cwd);
+  checkStoreOptions(options);
+  const store: RunStore = placeOf(options, cwd).runs;
   const release = store.lock ? await store.lock(sessionId) : async () => {};
   let handedOver = false;
   try {
     const stored = await store.load(sessionId);
     if (!stored) {
-      throw new AgentError("RUN_NOT_FOUND", `session ${sessionId} has no suspended or interrupted run in ${options.runStore ? "the given run store" : `${cwd}/.agent/runs`}; a finished run is not resumed (start a new query with sessionId to continue its conversation)`);
+      throw new AgentError("RUN_NOT_FOUND", `session ${sessionId} has no suspended or interrupted run in ${options.store === "memory" ? "this process's memory (store: \"memory\")" : options.runStore || typeof options.store === "object" ? "the given run store" : `${cwd}/.agent/runs`}; a finished run is not resumed (start a new query with sessionId to continue its conversation)`);
     }
     // A run whose process died while asking has its questions open in the batch.
     const recovered = stored.status === "running";
@@ -108,7 +111,7 @@ async function* run(
     const tools = prepared.input.deps.tools;
     const { point, interrupted } = resumePointOf(stored, answers, options.answeredBy, (name) => tools.get(name)?.risk);
     // After a crash the trace may hold lines written after the checkpoint: it goes on after its last line.
-    const seq = recovered && prepared.traceFile ? await nextSeqOf(prepared.traceFile, sessionId, stored.traceSeq) : stored.traceSeq;
+    const seq = recovered && prepared.traceFile && options.store !== "memory" ? await nextSeqOf(prepared.traceFile, sessionId, stored.traceSeq) : stored.traceSeq;
     prepared.resumed = {
       seq,
       fields: {
@@ -140,7 +143,8 @@ async function* run(
     // here: from its transcript, or, for a hosted run, from where its host keeps them (the host added them).
     if (!prepared.hosted) {
       const warn = (message: string) => options.logger?.warn({ sessionId }, `statecraft: ${message}`);
-      prepared.input.deps.policy!.addSessionRules(loadTranscript(cwd, sessionId, warn).allowRules);
+      const remembered = options.store === "memory" ? transcriptFromLines(processMemoryStore().transcript(cwd, sessionId).lines) : loadTranscript(cwd, sessionId, warn);
+      prepared.input.deps.policy!.addSessionRules(remembered.allowRules);
     }
     const inner = startRun(prepared, queryOptions, lifecycle);
     control.inner = inner;
@@ -184,6 +188,8 @@ function prepareResumed(stored: StoredRun, options: ResumeOptions, cwd: string):
     cwd,
     sessionId: stored.sessionId,
   };
+  // A run kept in memory recorded its trace's default path; kept in memory again, it writes no file.
+  if (options.store === "memory" && typeof merged.traceFile === "string") delete merged.traceFile;
   return prepare(s.userInput, merged, {
     sessionId: stored.sessionId,
     history: storedMessages(stored),

@@ -5,7 +5,7 @@ import type { AnyTool, ToolCallOf } from "./tools/define-tool.js";
 import { checkOptionNames, SESSION_OPTION_NAMES, type QueueMode, type SessionOptions } from "./options.js";
 import type { Inbox, PendingCall } from "./machine/context.js";
 import type { PermissionAnswer } from "./permissions/types.js";
-import { prepare, startRun, withResult, type EngineActor, type QueryRun, type RunLifecycle } from "./query.js";
+import { prepare, startRun, withRecords, withResult, type EngineActor, type QueryRun, type RunLifecycle } from "./query.js";
 import { resumeRun } from "./resume.js";
 
 /** A conversation across runs, with the two queues of the two-level loop. */
@@ -138,7 +138,7 @@ function openSession(options: SessionOptions): Session {
     resume(answers = {}, resumeOptions = {}) {
       if (active || starting) {
         const refused = new AgentError("SESSION_BUSY", `session ${sessionId} is already running a query; wait for it to end`);
-        return refusedRun(sessionId, refused);
+        return refusedRun(sessionId, refused, options.store);
       }
       // The messages queued meanwhile go to the resumed run (after those it kept); unclaimed ones come back.
       const queued = () => ({ steering: steering.splice(0), followUp: followUps.splice(0) });
@@ -148,11 +148,12 @@ function openSession(options: SessionOptions): Session {
 }
 
 /** A QueryRun whose first next() rejects with `error` (a run that may not start). */
-function refusedRun(sessionId: string, error: AgentError): QueryRun {
+function refusedRun(sessionId: string, error: AgentError, store: SessionOptions["store"]): QueryRun {
   const generator = (async function* () {
     throw error;
   })() as unknown as QueryRun;
   withResult(generator, sessionId);
+  withRecords(generator, store, () => undefined);
   generator.abort = () => undefined;
   return generator;
 }

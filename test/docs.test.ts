@@ -150,6 +150,12 @@ describe("docs", () => {
     expect(subagents.trim().endsWith("final_answer")).toBe(true);
   });
 
+  it("docs/architecture.md's observer example runs as written: one finished(summary) after the run's states and events", () => {
+    const [observer] = examples("docs/architecture.md");
+    const out = runExample(observer!);
+    expect(out).toMatch(/^final_answer after 2 model calls \(\d+ ms\), 1 tool call\nexecute_tool entered 1 time\n$/);
+  });
+
   it("docs/durable.md's examples run as written: a run suspends at its question, and resume() finishes it", () => {
     const [suspend, resumed] = examples("docs/durable.md");
     const out = runExample(suspend!);

@@ -4,7 +4,7 @@
 import { createRequire } from "node:module";
 import { query } from "../../dist/index.js";
 import { engineMachine } from "../../dist/machine/engine.js";
-import { observeEngine } from "../../dist/machine/observe.js";
+import { observeEngine } from "../../dist/observers/observe.js";
 import { prepare } from "../../dist/query.js";
 
 // The engine's own copy of XState (bench/ has another, for the floor and the peers): an actor of the engine's machine

@@ -1,13 +1,12 @@
 import { getEventListeners } from "node:events";
 import { fromCallback } from "xstate";
 import type { ModelErrorAction } from "../hooks.js";
-import type { EngineEvent } from "../machine/events.js";
 import type { ModelResponse } from "../models/model.js";
 import { askPermission, type AskPermissionInput, type PermissionStep } from "./ask-permission.js";
 import { buildContext, type BuildContextInput, type BuiltContext } from "./build-context.js";
 import { callModel, type CallModelInput } from "./call-model.js";
 import { decideRecovery, type DecideRecoveryInput } from "./decide-recovery.js";
-import type { Report } from "./report.js";
+import type { Report, WorkEvent } from "./report.js";
 import { runTools, type RunToolsInput } from "./run-tools.js";
 
 /**
@@ -55,7 +54,7 @@ export function isResultOf(event: { type: string }, effect: EffectName): boolean
  * the rest of a step's bookkeeping (docs/performance.md).
  */
 export function effectsActor(effects: Effects = defaultEffects) {
-  return fromCallback<EffectRequest, undefined, EngineEvent>(({ receive, sendBack }) => {
+  return fromCallback<EffectRequest, undefined, WorkEvent | EffectResult>(({ receive, sendBack }) => {
     let current: AbortController | undefined;
     // A finished piece of work's controller, never aborted and with nobody listening, serves the next piece: making an
     // AbortSignal costs several microseconds, more than the rest of what a step asks of this actor. A piece of work
@@ -91,12 +90,12 @@ export function effectsActor(effects: Effects = defaultEffects) {
         (output) => {
           if (current !== controller) return;
           release(controller);
-          sendBack({ type: `${name}.done`, output } as EngineEvent);
+          sendBack({ type: `${name}.done`, output } as EffectResult);
         },
         (error: unknown) => {
           if (current !== controller) return;
           release(controller);
-          sendBack({ type: `${name}.error`, error } as EngineEvent);
+          sendBack({ type: `${name}.error`, error } as EffectResult);
         },
       );
     });

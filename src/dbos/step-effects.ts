@@ -2,9 +2,8 @@ import { createHash } from "node:crypto";
 import { DBOS } from "@dbos-inc/dbos-sdk";
 import type pg from "pg";
 import { defaultEffects, type Effects } from "../actors/effects.js";
-import type { Report } from "../actors/report.js";
+import type { Report, WorkEvent } from "../actors/report.js";
 import { AgentError } from "../errors/agent-error.js";
-import type { EngineEvent } from "../machine/events.js";
 import type { ToolCall, ToolResult } from "../models/messages.js";
 import type { AnyTool } from "../tools/define-tool.js";
 import { decode, encode } from "./codec.js";
@@ -18,7 +17,7 @@ interface Recorded {
   ok: boolean;
   value?: unknown;
   error?: unknown;
-  reports: EngineEvent[];
+  reports: WorkEvent[];
   at: number;
   cut?: boolean;
 }
@@ -47,7 +46,7 @@ async function step<T>(
     async () => {
       ranHere = true;
       clock.live();
-      const reports: EngineEvent[] = [];
+      const reports: WorkEvent[] = [];
       const live: Report = (event) => {
         // What is reported once the engine left the state is dropped by it: not recorded either.
         if (signal.aborted) return;

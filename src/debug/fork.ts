@@ -12,7 +12,7 @@ import type { AnyTraceLine } from "../record/format.js";
 import { analyseRun, compactionsIn, compactionSummaries, detailsOf, isState, type RecordedBatch, type RecordedResponse, type RecordedRun } from "./recording.js";
 import { splitRuns, type ForkPoint, type TraceSession } from "./session.js";
 import { historyForModel, loadTranscript, transcriptPath } from "../record/transcript.js";
-import { transcriptLines } from "../record/transcript-writer.js";
+import { transcriptLines } from "../observers/transcript-writer.js";
 
 export interface ForkOptions extends QueryOptions {
   /** The seq of the line to fork at: the fork continues from the conversation as it stood there. */

@@ -1,5 +1,5 @@
-import type { EngineObserver, StateEntered } from "../machine/observe.js";
-import { TraceDetails } from "../record/details.js";
+import type { EngineObserver, StateEntered } from "../observers/observe.js";
+import { TraceDetails } from "../observers/details.js";
 import { TRACE_VERSION, type AnyTraceLine } from "../record/format.js";
 
 /** Writes the replayed run's lines the way the trace writer does (without a file), and follows its batches. */

@@ -1,13 +1,13 @@
 import { createActor } from "xstate";
 import { defaultEffects, effectsActor } from "../actors/effects.js";
 import { engineMachine } from "../machine/engine.js";
-import { observeEngine } from "../machine/observe.js";
+import { observeEngine } from "../observers/observe.js";
 import type { QueryOptions } from "../options.js";
 import type { PermissionMode, PermissionRequest } from "../permissions/types.js";
 import { prepare } from "../query.js";
 import { tracedOptionsOf } from "../run-settings.js";
 import { checkSessionId } from "../record/transcript.js";
-import { TraceDetails } from "../record/details.js";
+import { TraceDetails } from "../observers/details.js";
 import type { AnyTraceLine } from "../record/format.js";
 import { isState, type RecordedOptions, type RecordedRun } from "./recording.js";
 import { RecordedContext, type QueuedMessage } from "./replay-context.js";

@@ -1,7 +1,7 @@
 import type { AgentEvent } from "../events.js";
-import type { EngineObserver } from "../machine/observe.js";
+import type { EngineObserver } from "../observers/observe.js";
 import type { PermissionRequest } from "../permissions/types.js";
-import { TraceDetails } from "../record/details.js";
+import { TraceDetails } from "../observers/details.js";
 import { TRACE_VERSION } from "../record/format.js";
 import type { TracedRunOptions } from "../record/settings-record.js";
 import { isoTime } from "../record/iso-time.js";

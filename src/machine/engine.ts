@@ -30,7 +30,7 @@ import {
   tokensExhausted,
   toolCallsExhausted,
   turnsExhausted,
-} from "../guards/index.js";
+} from "./guards/index.js";
 import { storeBuiltContext } from "./actions/build.js";
 import { appendToolResults, recordToolFinished, startExecution } from "./actions/execution.js";
 import { claimInbox, enqueue } from "./actions/inbox.js";

@@ -1,8 +1,6 @@
-import type { AgentError } from "../errors/agent-error.js";
-import type { ToolCall, ToolResult, UserMessage } from "../models/messages.js";
-import type { AgentEvent } from "../events.js";
-import type { ModelStreamEvent } from "../models/model.js";
+import type { UserMessage } from "../models/messages.js";
 import type { EffectResult } from "../actors/effects.js";
+import type { WorkEvent } from "../actors/report.js";
 
 /** Events the engine machine receives from outside and from its effects actor. */
 export type EngineEvent =
@@ -10,21 +8,11 @@ export type EngineEvent =
   | EffectResult
   /** The caller aborted (options.signal or run.abort()). */
   | { type: "ABORT" }
-  /** A streaming event of the model call in progress (text, thinking, retry). */
-  | { type: "model.stream"; event: Exclude<ModelStreamEvent, { type: "response" }> }
-  /** A permission question is put to a person. */
-  | { type: "permission.asked"; call: ToolCall; reason: string }
-  /** A tool call started running. */
-  | { type: "tool.started"; call: ToolCall }
-  /** A running tool call said how far it has got. */
-  | { type: "tool.progress"; call: ToolCall; progress: number; total?: number; message?: string }
-  /** A tool call finished: a result, or an error thrown by the tool. */
-  | { type: "tool.finished"; id: string; result?: ToolResult; error?: AgentError; fatal?: boolean; durationMs: number }
+  /** What work in progress reports (a model's stream, a question asked, a tool started, progressed, finished). */
+  | WorkEvent
   /** A message queued while the run goes on: steering enters before the next model call, a follow-up when it would stop. */
   | { type: "inbox.steer"; message: UserMessage }
-  | { type: "inbox.followUp"; message: UserMessage }
-  /** An event of a subagent run started by a tool of this run. */
-  | { type: "subagent.event"; event: Extract<AgentEvent, { type: "subagent_event" }> };
+  | { type: "inbox.followUp"; message: UserMessage };
 
 /**
  * The event a named action is bound to: the machine attaches such an action to that event's transitions only, so the

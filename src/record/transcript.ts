@@ -91,14 +91,29 @@ export function loadTranscript(cwd: string, sessionId: string, warn?: (message: 
       }
       continue;
     }
-    if (entry.type === "message") loaded.messages.push(entry.message);
-    else if (entry.type === "allow_rule" && typeof entry.rule === "string") loaded.allowRules.push(entry.rule);
-    else if (entry.type === "reset") loaded.messages = [...entry.messages];
+    applyEntry(loaded, entry);
   }
   if (otherIgnored.length > 0) {
     const shown = otherIgnored.slice(0, 10).join(", ") + (otherIgnored.length > 10 ? ", …" : "");
     ignore(`${file}: ${otherIgnored.length} line${otherIgnored.length === 1 ? "" : "s"} of the conversation ignored (line${otherIgnored.length === 1 ? "" : "s"} ${shown}): ${otherWhy}`);
   }
+  return loaded;
+}
+
+/** What one transcript entry does to the conversation read so far. */
+function applyEntry(loaded: LoadedTranscript, entry: TranscriptEntry): void {
+  if (entry.type === "message") loaded.messages.push(entry.message);
+  else if (entry.type === "allow_rule" && typeof entry.rule === "string") loaded.allowRules.push(entry.rule);
+  else if (entry.type === "reset") loaded.messages = [...entry.messages];
+}
+
+/**
+ * Reads a conversation the engine kept in memory (`store: "memory"`): its own lines, never on disk, so none is signed
+ * or checked.
+ */
+export function transcriptFromLines(lines: readonly string[]): LoadedTranscript {
+  const loaded: LoadedTranscript = { messages: [], allowRules: [], ignored: [] };
+  for (const line of lines) applyEntry(loaded, JSON.parse(line) as TranscriptEntry);
   return loaded;
 }
 

@@ -45,7 +45,7 @@ export interface RunInfo {
   remainingTurns: number;
   remainingToolCalls: number;
   traceFile: string | false;
-  permissions: import("../permissions/types.js").PermissionOptions;
+  permissions: import("../record/permission-options.js").PermissionOptions;
   model: import("../models/model.js").Model;
   /** Passes an event of a subagent up to the calling run's caller. */
   relay(event: import("../events.js").AgentEvent): void;

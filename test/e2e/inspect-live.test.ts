@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createActor } from "xstate";
 import { defineTool, scriptedModel } from "../../src/index.js";
 import { engineMachine } from "../../src/machine/engine.js";
-import { observeEngine } from "../../src/machine/observe.js";
+import { observeEngine } from "../../src/observers/observe.js";
 import { prepare } from "../../src/query.js";
 import { startInspector, type Inspector } from "../../src/inspect/server.js";
 import { engineObserverOf, type InspectedRun } from "../../src/inspect/run.js";

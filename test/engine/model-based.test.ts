@@ -23,7 +23,7 @@ import type { PermissionStep } from "../../src/actors/ask-permission.js";
 import type { BuiltContext } from "../../src/actors/build-context.js";
 import type { EffectRequest } from "../../src/actors/effects.js";
 import { AgentError } from "../../src/errors/agent-error.js";
-import { aborted, timedOut, tokensExhausted } from "../../src/guards/index.js";
+import { aborted, timedOut, tokensExhausted } from "../../src/machine/guards/index.js";
 import type { AgentHooks, ModelErrorAction } from "../../src/hooks.js";
 import type { CallRecord, EngineContext, EngineInput } from "../../src/machine/context.js";
 import { engineMachine, engineStateOf } from "../../src/machine/engine.js";

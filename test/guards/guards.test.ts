@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { aborted, awaitsRecoveryDecision, callsAllowed, permissionSuspended, preparesContext, resumesAt, resuming, timedOut, toolCallsExhausted, turnsExhausted } from "../../src/guards/index.js";
+import { aborted, awaitsRecoveryDecision, callsAllowed, permissionSuspended, preparesContext, resumesAt, resuming, timedOut, toolCallsExhausted, turnsExhausted } from "../../src/machine/guards/index.js";
 import type { AgentHooks } from "../../src/hooks.js";
 import {
   batchAwaitsPermission,
@@ -7,7 +7,7 @@ import {
   fatalToolError,
   modelRequestedTools,
   permissionDenied,
-} from "../../src/guards/batch.js";
+} from "../../src/machine/guards/batch.js";
 import { AgentError } from "../../src/errors/agent-error.js";
 import type { CallRecord, EngineContext } from "../../src/machine/context.js";
 import { Conversation } from "../../src/machine/conversation.js";

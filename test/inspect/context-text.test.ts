@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { ContextText, NOT_DATA } from "../../src/inspect/context-text.js";
 import { toJsonText } from "../../src/inspect/serialize.js";
 import { scriptedModel, type QueryOptions, type ScriptStep } from "../../src/index.js";
-import { observeEngine } from "../../src/machine/observe.js";
+import { observeEngine } from "../../src/observers/observe.js";
 import { prepare, type RunPlacement } from "../../src/query.js";
 import { removeDir, tempDir } from "../support/engine.js";
 import { echo, note, runInspected } from "./support/engine-run.js";

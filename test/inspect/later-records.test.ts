@@ -3,7 +3,7 @@ import { InspectorHub, type PageConnection } from "../../src/inspect/hub.js";
 import { createInspectedRun, engineObserverOf } from "../../src/inspect/run.js";
 import { tracedOptionsOf } from "../../src/run-settings.js";
 import { scriptedModel, type QueryOptions, type ScriptStep } from "../../src/index.js";
-import { observeEngine } from "../../src/machine/observe.js";
+import { observeEngine } from "../../src/observers/observe.js";
 import { prepare } from "../../src/query.js";
 import { removeDir, tempDir } from "../support/engine.js";
 import { echo, note, runInspected } from "./support/engine-run.js";

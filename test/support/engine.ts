@@ -69,3 +69,12 @@ export const echoTool = defineTool({
   risk: "read",
   execute: (input: { text: string }) => `echo: ${input.text}`,
 });
+
+/** A write tool the engine tests share: asked about in the default mode, so it can suspend a run. */
+export const writeTool = defineTool({
+  name: "write",
+  description: "Writes its text.",
+  inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
+  risk: "write",
+  execute: (input: { text: string }) => `wrote ${input.text}`,
+});

@@ -1,6 +1,6 @@
-import type { CallRecord } from "../machine/context.js";
-import type { ModelResponse } from "../models/model.js";
-import type { PermissionStep } from "../actors/ask-permission.js";
+import type { CallRecord } from "../context.js";
+import type { ModelResponse } from "../../models/model.js";
+import type { PermissionStep } from "../../actors/ask-permission.js";
 
 /** The model asked for at least one tool call. */
 export function modelRequestedTools(response: ModelResponse): boolean {

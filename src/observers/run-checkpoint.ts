@@ -1,9 +1,9 @@
 import type { EngineContext } from "../machine/context.js";
-import type { EngineObserver } from "../machine/observe.js";
+import type { EngineObserver } from "./observe.js";
 import type { Conversation } from "../machine/conversation.js";
 import type { ToolRisk } from "../tools/define-tool.js";
-import type { RunStore, StoredAt, StoredRun, StoredSettings } from "./run-store.js";
-import { storedHeadOf } from "./stored-run.js";
+import type { RunStore, StoredAt, StoredRun, StoredSettings } from "../durable/run-store.js";
+import { storedHeadOf } from "../durable/stored-run.js";
 
 export interface RunCheckpointOptions {
   store: RunStore;

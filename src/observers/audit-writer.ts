@@ -1,8 +1,8 @@
 import type { CallRecord } from "../machine/context.js";
-import type { EngineObserver } from "../machine/observe.js";
-import { isoTime } from "./iso-time.js";
-import { JsonlWriter, type LineSink } from "./jsonl-writer.js";
-import { mayHoldSecret, redactLine, redactOwnPart } from "./redact.js";
+import type { EngineObserver } from "./observe.js";
+import { isoTime } from "../record/iso-time.js";
+import { JsonlWriter, type LineSink } from "../record/jsonl-writer.js";
+import { mayHoldSecret, redactLine, redactOwnPart } from "../record/redact.js";
 
 /** One line of `.agent/audit.jsonl`: every tool call, run or not, success or failure (the seed's appendToolAudit). */
 export interface AuditLine {

@@ -1,10 +1,10 @@
-import type { EngineObserver } from "../machine/observe.js";
-import { TRACE_VERSION } from "./format.js";
-import { JsonlWriter, type LineSink } from "./jsonl-writer.js";
+import type { EngineObserver } from "./observe.js";
+import { TRACE_VERSION } from "../record/format.js";
+import { JsonlWriter, type LineSink } from "../record/jsonl-writer.js";
 import { TraceDetails } from "./details.js";
-import type { TracedRunOptions } from "./settings-record.js";
-import { isoTime } from "./iso-time.js";
-import { mayHoldSecret, redactLine, redactOwnPart } from "./redact.js";
+import type { TracedRunOptions } from "../record/settings-record.js";
+import { isoTime } from "../record/iso-time.js";
+import { mayHoldSecret, redactLine, redactOwnPart } from "../record/redact.js";
 
 export interface TraceWriterOptions {
   file: string;

@@ -1,11 +1,11 @@
-import type { EngineObserver, StateEntered } from "../machine/observe.js";
-import { agentFolder } from "./agent-folder.js";
-import { isoTime } from "./iso-time.js";
-import { JsonlWriter, type LineSink } from "./jsonl-writer.js";
-import { mayHoldSecret, redactLine, redactOwnPart } from "./redact.js";
-import { lineSigner, sessionKey, type LineSigner } from "./session-key.js";
+import type { EngineObserver, StateEntered } from "./observe.js";
+import { agentFolder } from "../record/agent-folder.js";
+import { isoTime } from "../record/iso-time.js";
+import { JsonlWriter, type LineSink } from "../record/jsonl-writer.js";
+import { mayHoldSecret, redactLine, redactOwnPart } from "../record/redact.js";
+import { lineSigner, sessionKey, type LineSigner } from "../record/session-key.js";
 import type { Message } from "../models/messages.js";
-import { transcriptPath, type TranscriptEntry } from "./transcript.js";
+import { transcriptPath, type TranscriptEntry } from "../record/transcript.js";
 
 /** A message line's text around its time and message, as `JSON.stringify({ type: "message", time, message })` gives. */
 const MESSAGE_OPEN = `{"type":"message","time":"`;
@@ -24,9 +24,11 @@ export function transcriptLines(options: {
   onError: (error: Error) => void;
   /** Where the lines go instead of the session's file. */
   out?: LineSink;
+  /** false: lines kept where nothing else can write (`store: "memory"`) are not signed, and no session key is made. */
+  signed?: boolean;
 }): { write(entry: TranscriptEntry): void; message(time: string, message: Message): void; flush(): void; close(): void } {
   const out = options.out ?? new JsonlWriter(transcriptPath(options.cwd, options.sessionId), options.onError, { inside: agentFolder(options.cwd) });
-  let signer: LineSigner | undefined | false;
+  let signer: LineSigner | undefined | false = options.signed === false ? false : undefined;
   const sign = (line: string) => {
     if (signer === undefined) {
       try {
@@ -69,6 +71,7 @@ export function transcriptWriter(options: {
    */
   reset?: boolean;
   out?: LineSink;
+  signed?: boolean;
 }): EngineObserver & { close(): void } {
   const out = transcriptLines(options);
   const write = out.write;

@@ -1,9 +1,10 @@
 import type { ActorRefLike, InspectionEvent } from "xstate";
-import type { EngineContext } from "./context.js";
-import { engineStateOf, type EngineEmitted } from "./engine.js";
-import type { EngineStateName } from "./states.js";
+import type { EngineContext } from "../machine/context.js";
+import { engineStateOf, type EngineEmitted } from "../machine/engine.js";
+import type { EngineStateName } from "../machine/states.js";
+import type { RunSummary } from "./run-summary.js";
 
-/** A state the engine entered, with the context as it stood on entry. */
+/** A state the engine entered, with the context as it stood on entry: a snapshot to read, never to change. */
 export interface StateEntered {
   state: EngineStateName;
   /** The state it came from (undefined for the first). */
@@ -19,6 +20,11 @@ export interface StateEntered {
   time: number;
 }
 
+/**
+ * What watches a run (docs/architecture.md, "Observers"): the trace, transcript, audit and checkpoint writers, the
+ * inspector, the caller's own (`QueryOptions.observers`). Each method is optional; all are called synchronously, in
+ * the run's order, and must not throw (one that throws ends the run `model_error`, `ENGINE_FAILED`).
+ */
 export interface EngineObserver {
   /** A state was entered (every one, transient hops included, in order). */
   state?(entered: StateEntered): void;
@@ -27,6 +33,8 @@ export interface EngineObserver {
    * (a transition that stays in its state, such as a tool call finishing in execute_tool, enters no state).
    */
   emitted?(event: EngineEmitted, context: EngineContext): void;
+  /** The run ended (or stopped at questions to be resumed): called once, with the summary `turn_end` and the result carry. */
+  finished?(summary: RunSummary): void;
 }
 
 /**

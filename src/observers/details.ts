@@ -1,6 +1,7 @@
 import type { CallRecord } from "../machine/context.js";
-import type { StateEntered } from "../machine/observe.js";
-import type { TracedRunOptions } from "./settings-record.js";
+import type { StateEntered } from "./observe.js";
+import type { TracedRunOptions } from "../record/settings-record.js";
+import { runSummary, type CompletedRunSummary } from "./run-summary.js";
 
 /**
  * Builds each state's trace details: what led into the state, enough for the trace alone to explain and replay the
@@ -70,15 +71,18 @@ export class TraceDetails {
         if (context.outcome.failure) details.error = context.outcome.failure.toJSON();
         break;
       }
-      case "done":
-        details.reason = context.outcome.stopReason;
-        if (context.outcome.stopError) details.error = context.outcome.stopError;
-        details.turns = context.turn;
-        details.toolCalls = context.toolCallCount;
-        details.usage = context.usage;
-        details.durationMs = entered.time - context.run.startedAt;
-        details.text = context.outcome.finalText;
+      case "done": {
+        // The run's summary, as turn_end and the RunResult give it (the line itself is redacted as a whole).
+        const summary = runSummary(context, { time: entered.time }) as CompletedRunSummary;
+        details.reason = summary.reason;
+        if (summary.error) details.error = summary.error;
+        details.turns = summary.turns;
+        details.toolCalls = summary.toolCalls;
+        details.usage = summary.usage;
+        details.durationMs = summary.durationMs;
+        details.text = summary.text;
         break;
+      }
       default:
         break;
     }

@@ -1,5 +1,5 @@
-import type { EngineContext, ResumeTarget } from "../machine/context.js";
-import { estimateContextTokens } from "../compaction/estimate.js";
+import type { EngineContext, ResumeTarget } from "../context.js";
+import { estimateContextTokens } from "../../compaction/estimate.js";
 import { aborted } from "./aborted.js";
 import { batchAwaitsPermission, fatalToolError } from "./batch.js";
 import { turnsExhausted } from "./turns-exhausted.js";

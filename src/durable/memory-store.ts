@@ -1,0 +1,84 @@
+import { AgentError } from "../errors/agent-error.js";
+import type { LineSink } from "../record/jsonl-writer.js";
+import type { RunStore, StoredRun } from "./run-store.js";
+
+/** Lines kept in an array instead of a file: what `store: "memory"` writes the trace, transcript and audit to. */
+export class MemoryLines implements LineSink {
+  readonly lines: string[] = [];
+  writeLine(line: string): void {
+    this.lines.push(line);
+  }
+  flush(): void {}
+  close(): void {}
+}
+
+/** A run as the memory store keeps it: its small state as JSON text, its conversation as the messages themselves. */
+interface KeptRun {
+  head: string;
+  messages: unknown[];
+}
+
+/**
+ * A run store in this process's memory. A checkpoint copies what changed, as the file store writes it: the run's
+ * small state as JSON text, and only the conversation's new messages (a message is never changed once in the
+ * conversation), so checkpoints cost what changed, not the whole conversation again. What is loaded is a copy, never
+ * the objects the running engine holds.
+ */
+export function memoryRunStore(): RunStore {
+  const runs = new Map<string, KeptRun>();
+  const locked = new Set<string>();
+  const copyOf = (kept: KeptRun) => ({ ...(JSON.parse(kept.head) as StoredRun), messages: JSON.parse(JSON.stringify(kept.messages)) as unknown[] }) as StoredRun;
+  return {
+    async save(run, hint) {
+      const before = runs.get(run.sessionId);
+      const unchanged = before && hint ? Math.min(hint.unchangedMessages, before.messages.length) : 0;
+      const messages = unchanged > 0 ? before!.messages : [];
+      messages.length = unchanged;
+      for (let i = unchanged; i < run.messages.length; i++) messages.push(run.messages[i]);
+      runs.set(run.sessionId, { head: JSON.stringify({ ...run, messages: [] }), messages });
+    },
+    async load(sessionId) {
+      const kept = runs.get(sessionId);
+      return kept === undefined ? undefined : copyOf(kept);
+    },
+    async list() {
+      return [...runs.values()].map(copyOf);
+    },
+    async delete(sessionId) {
+      runs.delete(sessionId);
+    },
+    async lock(sessionId) {
+      if (locked.has(sessionId)) throw new AgentError("RUN_BUSY", `the run of session ${sessionId} is already going on in this process (running, or being resumed); wait for it to end`);
+      locked.add(sessionId);
+      return async () => void locked.delete(sessionId);
+    },
+  };
+}
+
+/** What `store: "memory"` keeps for as long as the process lives: the runs left to resume, each session's conversation. */
+export interface MemoryStore {
+  readonly runs: RunStore;
+  /** The transcript lines of a session of a workspace (created empty on first use). */
+  transcript(cwd: string, sessionId: string): MemoryLines;
+  /** Whether the session has a conversation kept in memory. */
+  hasTranscript(cwd: string, sessionId: string): boolean;
+}
+
+let processMemory: MemoryStore | undefined;
+
+/** The process's one memory store: every `store: "memory"` run and session shares it, so sessions continue across runs. */
+export function processMemoryStore(): MemoryStore {
+  if (processMemory) return processMemory;
+  const transcripts = new Map<string, MemoryLines>();
+  const key = (cwd: string, sessionId: string) => `${cwd}\0${sessionId}`;
+  processMemory = {
+    runs: memoryRunStore(),
+    transcript(cwd, sessionId) {
+      let lines = transcripts.get(key(cwd, sessionId));
+      if (!lines) transcripts.set(key(cwd, sessionId), (lines = new MemoryLines()));
+      return lines;
+    },
+    hasTranscript: (cwd, sessionId) => transcripts.has(key(cwd, sessionId)),
+  };
+  return processMemory;
+}
