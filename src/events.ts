@@ -127,6 +127,31 @@ export type AgentEvent<Call extends ToolCall = ToolCall> =
 
 export type AgentEventType = AgentEvent["type"];
 
+/**
+ * The events the engine machine emits itself (observers' `emitted`); the query bridge derives the rest of
+ * AgentEvent (`state`, `turn_end`, `inspector`) from the states entered and the run's end.
+ */
+export type EmittedEvent = Extract<
+  AgentEvent,
+  {
+    type:
+      | "text_delta"
+      | "thinking_delta"
+      | "retry"
+      | "tool_start"
+      | "tool_result"
+      | "tool_progress"
+      | "permission_request"
+      | "user_message"
+      | "compaction"
+      | "subagent_event"
+      | "suspended";
+  }
+>;
+
+/** Which queued messages enter at once: one per model call (default), or all that are queued. */
+export type QueueMode = "one-at-a-time" | "all";
+
 /** The generator's return value: a finished run, or one suspended at a permission question. */
 export type RunResult = CompletedRunResult | SuspendedRunResult;
 

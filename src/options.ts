@@ -7,7 +7,7 @@ import type { Logger } from "./logger.js";
 import type { AgentHooks } from "./hooks.js";
 import type { Summarize } from "./compaction/compact.js";
 import type { RunStore } from "./record/run-record.js";
-import type { QueueMode } from "./machine/queue-mode.js";
+import type { QueueMode } from "./events.js";
 import type { EngineObserver } from "./observers/observe.js";
 
 /**
@@ -79,7 +79,7 @@ export interface QueryOptions<Tools extends readonly AnyTool[] = readonly AnyToo
 }
 
 // Declared with the machine, whose inbox takes them.
-export type { QueueMode } from "./machine/queue-mode.js";
+export type { QueueMode } from "./events.js";
 
 /** Options of `createSession()`: those of `query()` plus how queued messages are delivered. */
 export interface SessionOptions<Tools extends readonly AnyTool[] = readonly AnyTool[]> extends QueryOptions<Tools> {

@@ -2,7 +2,7 @@ import { AgentError } from "./errors/agent-error.js";
 import type { AgentEvent, RunResult } from "./events.js";
 import { defaultLogger, type Logger } from "./logger.js";
 import type { EngineContext } from "./machine/context.js";
-import type { EngineObserver } from "./observers/observe.js";
+import type { InternalObserver } from "./observers/observe.js";
 import { turnEndOf } from "./observers/run-summary.js";
 import type { AuditLine } from "./observers/audit-writer.js";
 import type { ToolCall } from "./models/messages.js";
@@ -266,7 +266,7 @@ function keepInMemory(prepared: RunSettings, memory: MemoryStore): RunMemory {
 }
 
 /** The event bridge as an observer: the caller's events, from the states entered and the events emitted. */
-function bridgeObserver(bridge: EventBridge, prepared: RunSettings, secrets: readonly string[]): EngineObserver {
+function bridgeObserver(bridge: EventBridge, prepared: RunSettings, secrets: readonly string[]): InternalObserver {
   return {
     state(entered) {
       // A resumed run passes through build_context on its way back to ask_permission: not a step of its own.
@@ -279,7 +279,7 @@ function bridgeObserver(bridge: EventBridge, prepared: RunSettings, secrets: rea
 }
 
 /** The inspector's view of the run, told how it ended. */
-function inspectedObserver(inspected: InspectedRun): EngineObserver {
+function inspectedObserver(inspected: InspectedRun): InternalObserver {
   return {
     ...engineObserverOf(inspected),
     finished(summary) {

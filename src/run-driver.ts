@@ -3,7 +3,7 @@ import type { AgentEvent, RunResult } from "./events.js";
 import { effectsActor } from "./actors/effects.js";
 import type { EngineContext } from "./machine/context.js";
 import { engineMachine } from "./machine/engine.js";
-import { observeEngine, type EngineObserver } from "./observers/observe.js";
+import { observeEngine, type InternalObserver } from "./observers/observe.js";
 import { runResultOf, runSummary, turnEndOf, type CompletedRunSummary, type RunSummary } from "./observers/run-summary.js";
 import type { EventBridge } from "./event-bridge.js";
 import type { RunStore } from "./durable/run-store.js";
@@ -45,7 +45,7 @@ export async function* driveRun(prepared: RunSettings, parts: DriverParts): Asyn
   const machine = hosted ? engineMachine.provide({ ...(hosted.time?.machine ?? {}), actors: { effects: effectsActor(hosted.effects) } }) : engineMachine;
   // The run ends when done is entered: the summary's duration is the done line's.
   let doneAt: number | undefined;
-  const endTime: EngineObserver = { state: (entered) => void (entered.state === "done" && (doneAt = entered.time)) };
+  const endTime: InternalObserver = { state: (entered) => void (entered.state === "done" && (doneAt = entered.time)) };
   const actor = createActor(machine, {
     input: prepared.input,
     inspect: observeEngine([endTime, ...parts.observers.all]),
@@ -123,6 +123,6 @@ async function* suspend(actor: EngineActor, event: Suspended, prepared: RunSetti
 }
 
 /** Every observer hears the run's summary once. */
-function announce(observers: readonly EngineObserver[], summary: RunSummary): void {
+function announce(observers: readonly InternalObserver[], summary: RunSummary): void {
   for (const observer of observers) observer.finished?.(summary);
 }

@@ -1,5 +1,5 @@
 import { join, resolve } from "node:path";
-import type { EngineObserver } from "./observers/observe.js";
+import type { EngineObserver, InternalObserver } from "./observers/observe.js";
 import { auditWriter } from "./observers/audit-writer.js";
 import { runCheckpointer } from "./observers/run-checkpoint.js";
 import { traceWriter } from "./observers/trace-writer.js";
@@ -22,16 +22,16 @@ export interface RunObserverParts {
   secrets: readonly string[];
   onError: (error: Error) => void;
   /** The inspector's view of the run, when it is inspected. */
-  inspected?: EngineObserver;
+  inspected?: InternalObserver;
   /** The caller's own (`options.observers`), after the built-in ones. */
   own?: readonly EngineObserver[];
   /** The event bridge: last, so a caller sees an event once everything else has recorded it. */
-  bridge: EngineObserver;
+  bridge: InternalObserver;
 }
 
 /** The observers of one run, in the order they hear each notification, and the writers among them to close. */
 export interface RunObservers {
-  all: EngineObserver[];
+  all: InternalObserver[];
   trace?: TraceObserver;
   /** Closes the writers (what they hold is written first). */
   close(): void;
@@ -44,7 +44,7 @@ export function runObservers(prepared: RunSettings, parts: RunObserverParts): Ru
   const sinks: { trace: LineSink; transcript: LineSink; audit: LineSink } | undefined = prepared.hosted?.sinks ?? parts.memory;
   const trace = traceOf(prepared, sinks?.trace, parts);
   const { secrets, onError } = parts;
-  const writers: Array<EngineObserver & { close(): void }> = [
+  const writers: Array<InternalObserver & { close(): void }> = [
     ...(trace ? [trace] : []),
     transcriptWriter({
       cwd: input.cwd,

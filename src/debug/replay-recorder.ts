@@ -1,9 +1,10 @@
-import type { EngineObserver, StateEntered } from "../observers/observe.js";
+import type { EngineContext } from "../machine/context.js";
+import type { InternalObserver, StateEntered } from "../observers/observe.js";
 import { TraceDetails } from "../observers/details.js";
 import { TRACE_VERSION, type AnyTraceLine } from "../record/format.js";
 
 /** Writes the replayed run's lines the way the trace writer does (without a file), and follows its batches. */
-export class ReplayRecorder implements EngineObserver {
+export class ReplayRecorder implements InternalObserver {
   readonly lines: AnyTraceLine[] = [];
   details = new TraceDetails({});
   /** The replay's call ids → the model call (index) and position in its response. */
@@ -21,7 +22,7 @@ export class ReplayRecorder implements EngineObserver {
     private readonly onFinished: () => void,
   ) {}
 
-  state(entered: StateEntered): void {
+  state(entered: StateEntered<EngineContext>): void {
     this.turn = entered.context.turn;
     const { state, context } = entered;
     const line = {
@@ -45,7 +46,7 @@ export class ReplayRecorder implements EngineObserver {
     this.onLine(line);
   }
 
-  emitted(event: Parameters<NonNullable<EngineObserver["emitted"]>>[0]): void {
+  emitted(event: Parameters<NonNullable<InternalObserver["emitted"]>>[0]): void {
     if (event.type === "retry") {
       const line = {
         v: TRACE_VERSION,

@@ -1,5 +1,5 @@
 import type { AgentEvent } from "../events.js";
-import type { EngineObserver } from "../observers/observe.js";
+import type { InternalObserver } from "../observers/observe.js";
 import type { PermissionRequest } from "../permissions/types.js";
 import { TraceDetails } from "../observers/details.js";
 import { TRACE_VERSION } from "../record/format.js";
@@ -67,10 +67,10 @@ const RECORD_BYTES = 256;
 const OBSERVED = new Set<AgentEvent["type"]>(["state", "text_delta", "thinking_delta", "retry", "tool_start", "tool_result", "permission_request"]);
 
 // The engine's observer of each run, kept off the public type: its calls carry the engine's own context.
-const observers = new WeakMap<InspectedRun, EngineObserver>();
+const observers = new WeakMap<InspectedRun, InternalObserver>();
 
 /** The engine observer that feeds an inspected run (`observeEngine([...writers, engineObserverOf(run)])`). */
-export function engineObserverOf(run: InspectedRun): EngineObserver {
+export function engineObserverOf(run: InspectedRun): InternalObserver {
   const observer = observers.get(run);
   if (!observer) throw new Error(`inspected run ${run.sessionId} was not made by an inspector of this process`);
   return observer;
@@ -137,7 +137,7 @@ export function createInspectedRun(hub: InspectorHub, info: InspectedRunInfo, ch
   /** The context groups the last enter record holds: a group held again costs no more memory. */
   let lastContext: Record<string, unknown> = {};
 
-  const observer: EngineObserver = {
+  const observer: InternalObserver = {
     state(entered) {
       observed = true;
       if (entered.state !== "stream_text") flushDeltas();

@@ -9,7 +9,7 @@ import type { Conversation } from "./conversation.js";
 import type { AgentHooks } from "../hooks.js";
 import type { Summarize } from "../compaction/compact.js";
 import type { UsageAnchor } from "../compaction/estimate.js";
-import type { QueueMode } from "./queue-mode.js";
+import type { QueueMode } from "../events.js";
 import type { UserMessage } from "../models/messages.js";
 import type { EngineEmitted } from "./engine.js";
 import type { PendingCall } from "../record/format.js";

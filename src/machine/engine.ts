@@ -4,7 +4,7 @@ import type { BuiltContext } from "../actors/build-context.js";
 import { startingAtOnce } from "../actors/run-tools.js";
 import { effectsActor, isResultOf, type EffectName } from "../actors/effects.js";
 import { toAgentError, type ErrorInfo } from "../errors/agent-error.js";
-import type { AgentEvent } from "../events.js";
+import type { EmittedEvent } from "../events.js";
 import type { ModelErrorAction } from "../hooks.js";
 import type { ModelResponse } from "../models/model.js";
 import {
@@ -55,23 +55,7 @@ export interface EngineOutput {
 }
 
 /** Events the machine emits for the caller (the rest of AgentEvent is derived by the query bridge). */
-export type EngineEmitted = Extract<
-  AgentEvent,
-  {
-    type:
-      | "text_delta"
-      | "thinking_delta"
-      | "retry"
-      | "tool_start"
-      | "tool_result"
-      | "tool_progress"
-      | "permission_request"
-      | "user_message"
-      | "compaction"
-      | "subagent_event"
-      | "suspended";
-  }
->;
+export type EngineEmitted = EmittedEvent;
 
 const doneOutput = <T>(event: unknown) => (event as { output: T }).output;
 /** The failed work's error, with `code` for anything thrown that is not an AgentError. */

@@ -1,5 +1,5 @@
 import type { CallRecord } from "../machine/context.js";
-import type { EngineObserver } from "./observe.js";
+import type { InternalObserver } from "./observe.js";
 import { isoTime } from "../record/iso-time.js";
 import { JsonlWriter, type LineSink } from "../record/jsonl-writer.js";
 import { mayHoldSecret, redactLine, redactOwnPart } from "../record/redact.js";
@@ -27,7 +27,7 @@ export function auditWriter(options: {
   inside?: string;
   /** Where the lines go instead of `file`. */
   out?: LineSink;
-}): EngineObserver & { close(): void } {
+}): InternalObserver & { close(): void } {
   const out = options.out ?? new JsonlWriter(options.file, options.onError, options.inside === undefined ? {} : { inside: options.inside });
   // The batch as it was last audited. Records are values (replaced, never edited): a call whose result that batch
   // already held was audited then.

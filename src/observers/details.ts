@@ -1,3 +1,4 @@
+import type { EngineContext } from "../machine/context.js";
 import type { CallRecord } from "../machine/context.js";
 import type { StateEntered } from "./observe.js";
 import type { TracedRunOptions } from "../record/settings-record.js";
@@ -16,7 +17,7 @@ export class TraceDetails {
   /** `runOptions`: none for a run the inspector was not told about (its first line then carries `{}`). */
   constructor(private readonly runOptions: TracedRunOptions | Record<string, never> = {}) {}
 
-  of(entered: StateEntered): Record<string, unknown> {
+  of(entered: StateEntered<EngineContext>): Record<string, unknown> {
     const { state, context, event } = entered;
     const details: Record<string, unknown> = {};
     // The run's request and options, once: on its first line. A later build_context (before each further model call)

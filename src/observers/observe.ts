@@ -1,11 +1,13 @@
 import type { ActorRefLike, InspectionEvent } from "xstate";
 import type { EngineContext } from "../machine/context.js";
 import { engineStateOf, type EngineEmitted } from "../machine/engine.js";
+import type { EmittedEvent } from "../events.js";
 import type { EngineStateName } from "../machine/states.js";
 import type { RunSummary } from "./run-summary.js";
+import type { ObservedRun } from "./observed-run.js";
 
 /** A state the engine entered, with the context as it stood on entry: a snapshot to read, never to change. */
-export interface StateEntered {
+export interface StateEntered<Context = ObservedRun> {
   state: EngineStateName;
   /** The state it came from (undefined for the first). */
   from: EngineStateName | undefined;
@@ -13,7 +15,7 @@ export interface StateEntered {
    * The context as it stood on entry: a value, which the engine never changes afterwards (its actions replace what
    * they change), so an observer may keep it and read it later.
    */
-  context: EngineContext;
+  context: Context;
   /** The event that led here (an actor's done event carries its output). */
   event: { type: string };
   /** Wall-clock time of entry. */
@@ -25,14 +27,14 @@ export interface StateEntered {
  * inspector, the caller's own (`QueryOptions.observers`). Each method is optional; all are called synchronously, in
  * the run's order, and must not throw (one that throws ends the run `model_error`, `ENGINE_FAILED`).
  */
-export interface EngineObserver {
+export interface EngineObserver<Context = ObservedRun> {
   /** A state was entered (every one, transient hops included, in order). */
-  state?(entered: StateEntered): void;
+  state?(entered: StateEntered<Context>): void;
   /**
    * The machine emitted an event for the caller; `context` is the context as the transition that emitted it left it
    * (a transition that stays in its state, such as a tool call finishing in execute_tool, enters no state).
    */
-  emitted?(event: EngineEmitted, context: EngineContext): void;
+  emitted?(event: EmittedEvent, context: Context): void;
   /** The run ended (or stopped at questions to be resumed): called once, with the summary `turn_end` and the result carry. */
   finished?(summary: RunSummary): void;
 }
@@ -43,7 +45,7 @@ export interface EngineObserver {
  * macrostep, so neither alone gives the real order; the inspection stream does: each microstep's emitted events
  * are held until the microstep reports the state it led into, then delivered after it.
  */
-export function observeEngine(observers: readonly EngineObserver[]): (event: InspectionEvent) => void {
+export function observeEngine(observers: readonly EngineObserver<EngineContext>[]): (event: InspectionEvent) => void {
   // About forty inspection events per tool step, most of them about child actors or of no interest: the dispatch
   // does as little as it can per event, and each notification goes only to the observers that take it.
   const stateObservers = observers.filter((o) => o.state !== undefined);
@@ -64,7 +66,7 @@ export function observeEngine(observers: readonly EngineObserver[]): (event: Ins
     // Transitions taken while the actor starts are not reported as microsteps: an `always` that leaves the initial
     // state at once (a run aborted before it began) would hide it.
     if (current === undefined && state !== "build_context") enter("build_context", context, { type: "xstate.init" });
-    const entered: StateEntered = { state, from: current, context, event, time: Date.now() };
+    const entered: StateEntered<EngineContext> = { state, from: current, context, event, time: Date.now() };
     current = state;
     for (let i = 0; i < stateObservers.length; i++) stateObservers[i].state!(entered);
   };
@@ -96,3 +98,10 @@ export function observeEngine(observers: readonly EngineObserver[]): (event: Ins
     }
   };
 }
+
+/**
+ * The engine's own observers (trace, transcript, audit, checkpoint, inspector) read the whole context; a caller's
+ * read the public view of it, which the context must always satisfy (checked here, at compile time).
+ */
+export type InternalObserver = EngineObserver<EngineContext>;
+export const contextIsObservable = (context: EngineContext): ObservedRun => context;

@@ -1,5 +1,5 @@
 import type { EngineContext } from "../machine/context.js";
-import type { EngineObserver } from "./observe.js";
+import type { InternalObserver } from "./observe.js";
 import type { Conversation } from "../machine/conversation.js";
 import type { ToolRisk } from "../tools/define-tool.js";
 import type { RunStore, StoredAt, StoredRun, StoredSettings } from "../durable/run-store.js";
@@ -33,7 +33,7 @@ const SAVE_EVERY = 32;
  * later checkpoint only means doing again what has no effect (a model call, a `read` tool), or, for a changing call
  * that ended in that same turn of the event loop, its result given as INTERRUPTED.
  */
-export function runCheckpointer(options: RunCheckpointOptions): EngineObserver & { close(): void } {
+export function runCheckpointer(options: RunCheckpointOptions): InternalObserver & { close(): void } {
   let state = "";
   let context: EngineContext | undefined;
   /** Call ids started in this batch: replaced (never changed) as one starts, so a checkpoint can hold it as it is. */
@@ -93,7 +93,7 @@ export function runCheckpointer(options: RunCheckpointOptions): EngineObserver &
   };
   const mayChange = (tool: string) => options.riskOf(tool) !== "read";
   const checkpointer = {
-    state(entered: Parameters<EngineObserver["state"] & {}>[0]) {
+    state(entered: Parameters<InternalObserver["state"] & {}>[0]) {
       const from = state;
       state = entered.state;
       context = entered.context;
@@ -109,7 +109,7 @@ export function runCheckpointer(options: RunCheckpointOptions): EngineObserver &
         options.store.delete(entered.context.run.sessionId).catch(() => undefined);
       }
     },
-    emitted(event: Parameters<EngineObserver["emitted"] & {}>[0], now: EngineContext) {
+    emitted(event: Parameters<InternalObserver["emitted"] & {}>[0], now: EngineContext) {
       if (state !== "execute_tool") return;
       // A call started or finished within execute_tool: the context as that left it (its records replaced).
       context = now;

@@ -1,4 +1,4 @@
-import type { EngineObserver } from "./observe.js";
+import type { InternalObserver } from "./observe.js";
 import { TRACE_VERSION } from "../record/format.js";
 import { JsonlWriter, type LineSink } from "../record/jsonl-writer.js";
 import { TraceDetails } from "./details.js";
@@ -33,7 +33,7 @@ export interface TraceWriterOptions {
  * the fields every line shares are serialised once per run, the rest per line, which gives the same text as
  * serialising the whole object without building it.
  */
-export function traceWriter(options: TraceWriterOptions): EngineObserver & { close(): void; nextSeq(): number; flush(): void } {
+export function traceWriter(options: TraceWriterOptions): InternalObserver & { close(): void; nextSeq(): number; flush(): void } {
   const out = options.out ?? new JsonlWriter(options.file, options.onError, options.inside === undefined ? {} : { inside: options.inside });
   const details = new TraceDetails(options.runOptions);
   const { secrets, forkedAt } = options;

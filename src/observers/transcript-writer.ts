@@ -1,4 +1,5 @@
-import type { EngineObserver, StateEntered } from "./observe.js";
+import type { EngineContext } from "../machine/context.js";
+import type { InternalObserver, StateEntered } from "./observe.js";
 import { agentFolder } from "../record/agent-folder.js";
 import { isoTime } from "../record/iso-time.js";
 import { JsonlWriter, type LineSink } from "../record/jsonl-writer.js";
@@ -72,12 +73,12 @@ export function transcriptWriter(options: {
   reset?: boolean;
   out?: LineSink;
   signed?: boolean;
-}): EngineObserver & { close(): void } {
+}): InternalObserver & { close(): void } {
   const out = transcriptLines(options);
   const write = out.write;
   let written = -1;
   let rules = 0;
-  let list: StateEntered["context"]["messages"] | undefined;
+  let list: StateEntered<EngineContext>["context"]["messages"] | undefined;
   let compaction: unknown;
   // Most states add nothing: the time is only read once a state has a line to stamp (the same for all its lines).
   let stamp: string | undefined;

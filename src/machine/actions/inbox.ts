@@ -1,6 +1,6 @@
 import type { UserMessage } from "../../models/messages.js";
 import type { EngineContext, Inbox } from "../context.js";
-import type { QueueMode } from "../queue-mode.js";
+import type { QueueMode } from "../../events.js";
 
 /**
  * build_context takes queued messages into the conversation: steering first (one, or all, per `steeringMode`); when
