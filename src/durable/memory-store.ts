@@ -58,27 +58,65 @@ export function memoryRunStore(): RunStore {
 /** What `store: "memory"` keeps for as long as the process lives: the runs left to resume, each session's conversation. */
 export interface MemoryStore {
   readonly runs: RunStore;
-  /** The transcript lines of a session of a workspace (created empty on first use). */
+  /** The transcript lines of a session of a workspace (created empty on first use; the session counts as used now). */
   transcript(cwd: string, sessionId: string): MemoryLines;
   /** Whether the session has a conversation kept in memory. */
   hasTranscript(cwd: string, sessionId: string): boolean;
+}
+
+/**
+ * How many sessions the process's memory store keeps. A server that answers each request with a `store: "memory"`
+ * run makes a new session per request: without a bound, every one of them would be kept until the process exits.
+ */
+export const MEMORY_SESSIONS = 1_000;
+
+/**
+ * A memory store that keeps the `limit` sessions used last: past it, the session used longest ago is forgotten, its
+ * conversation and its stored run (a suspended one can then no longer be resumed) — unless its run is going on.
+ */
+export function boundedMemoryStore(limit: number): MemoryStore {
+  const transcripts = new Map<string, { cwd: string; sessionId: string; lines: MemoryLines }>();
+  const runs = memoryRunStore();
+  const running = new Set<string>();
+  const key = (cwd: string, sessionId: string) => `${cwd}\0${sessionId}`;
+  const forgetOldest = () => {
+    for (const [k, kept] of transcripts) {
+      if (transcripts.size <= limit) return;
+      if (running.has(kept.sessionId)) continue;
+      transcripts.delete(k);
+      void runs.delete(kept.sessionId);
+    }
+  };
+  const touch = (cwd: string, sessionId: string) => {
+    const k = key(cwd, sessionId);
+    const kept = transcripts.get(k) ?? { cwd, sessionId, lines: new MemoryLines() };
+    // A Map keeps insertion order: moved to the end, the session is the one used last.
+    transcripts.delete(k);
+    transcripts.set(k, kept);
+    forgetOldest();
+    return kept.lines;
+  };
+  return {
+    runs: {
+      ...runs,
+      async lock(sessionId) {
+        const release = await runs.lock!(sessionId);
+        running.add(sessionId);
+        return async () => {
+          running.delete(sessionId);
+          await release();
+        };
+      },
+    },
+    transcript: touch,
+    hasTranscript: (cwd, sessionId) => transcripts.has(key(cwd, sessionId)),
+  };
 }
 
 let processMemory: MemoryStore | undefined;
 
 /** The process's one memory store: every `store: "memory"` run and session shares it, so sessions continue across runs. */
 export function processMemoryStore(): MemoryStore {
-  if (processMemory) return processMemory;
-  const transcripts = new Map<string, MemoryLines>();
-  const key = (cwd: string, sessionId: string) => `${cwd}\0${sessionId}`;
-  processMemory = {
-    runs: memoryRunStore(),
-    transcript(cwd, sessionId) {
-      let lines = transcripts.get(key(cwd, sessionId));
-      if (!lines) transcripts.set(key(cwd, sessionId), (lines = new MemoryLines()));
-      return lines;
-    },
-    hasTranscript: (cwd, sessionId) => transcripts.has(key(cwd, sessionId)),
-  };
+  processMemory ??= boundedMemoryStore(MEMORY_SESSIONS);
   return processMemory;
 }

@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { agentTool, createSession, query, resume, scriptedModel, type AgentEvent, type RunStore, type StoredRun } from "../../src/index.js";
 import { removeDir, tempDir, writeTool as write } from "../support/engine.js";
 import { useTempHome } from "../support/home.js";
+import { boundedMemoryStore } from "../../src/durable/memory-store.js";
 
 const home = useTempHome("statecraft-memory-home-");
 let cwd: string;
@@ -128,5 +129,37 @@ describe("store: the file default and a RunStore", () => {
     await drain(resumed);
     expect(await resumed.result).toMatchObject({ status: "completed", text: "Written." });
     expect(runs.size).toBe(0);
+  });
+});
+
+describe("the process's memory store is bounded", () => {
+  const stored = (sessionId: string): StoredRun => ({ sessionId, status: "suspended", messages: [] }) as unknown as StoredRun;
+
+  it("forgets the session used longest ago past its limit: its conversation and its stored run", async () => {
+    const memory = boundedMemoryStore(2);
+    memory.transcript("/w", "a").writeLine("a1");
+    await memory.runs.save(stored("a"));
+    memory.transcript("/w", "b").writeLine("b1");
+    // a is used again, so b is now the one used longest ago.
+    expect(memory.transcript("/w", "a").lines).toEqual(["a1"]);
+    memory.transcript("/w", "c");
+    expect(memory.hasTranscript("/w", "a")).toBe(true);
+    expect(memory.hasTranscript("/w", "b")).toBe(false);
+    expect(memory.hasTranscript("/w", "c")).toBe(true);
+    memory.transcript("/w", "d");
+    expect(memory.hasTranscript("/w", "a")).toBe(false);
+    expect(await memory.runs.load("a")).toBeUndefined();
+  });
+
+  it("keeps a session whose run is going on (it holds the run's lock), and forgets it once the run ended and others came", async () => {
+    const memory = boundedMemoryStore(1);
+    memory.transcript("/w", "busy");
+    const release = await memory.runs.lock!("busy");
+    memory.transcript("/w", "other");
+    expect(memory.hasTranscript("/w", "busy")).toBe(true);
+    await release();
+    memory.transcript("/w", "third");
+    expect(memory.hasTranscript("/w", "busy")).toBe(false);
+    await expect(memory.runs.lock!("busy").then((r) => r())).resolves.toBeUndefined();
   });
 });
