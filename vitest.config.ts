@@ -3,7 +3,7 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
-    globalSetup: ["test/global-setup.ts"],
+    globalSetup: ["test/global-setup.ts", "test/setup/optional-parts.ts"],
     testTimeout: 20_000,
     hookTimeout: 30_000,
     pool: "forks",
