@@ -114,11 +114,15 @@ export async function executeRun(options: ExecuteRunOptions): Promise<RunOutcome
   if (options.answer) {
     const answer = options.answer;
     permissions.onAsk = async (request) => {
+      await renderedSoFar();
       renderer.pause();
       return answer(request);
     };
   } else if (prompter) {
-    permissions.onAsk = (request) => prompter.ask(request);
+    permissions.onAsk = async (request) => {
+      await renderedSoFar();
+      return prompter.ask(request);
+    };
   }
 
   let run: QueryRun;
@@ -250,4 +254,15 @@ function summary(event: AgentEvent): Record<string, unknown> {
     default:
       return {};
   }
+}
+
+/**
+ * Resolves once the events the run has already produced are rendered. The engine asks its question as soon as it
+ * reaches ask_permission, while the loop rendering its events may still hold the ones before it (a model that answers
+ * at once gets there within one tick): a question written first would be followed by their output — a "thinking"
+ * spinner under the prompt. Those events reach the loop through promise jobs alone, which all run before the next
+ * turn of the event loop, so waiting for that turn is waiting for them.
+ */
+function renderedSoFar(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }

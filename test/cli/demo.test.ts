@@ -6,6 +6,9 @@ import { afterEach, describe, expect, it } from "vitest";
 import { demoDecision } from "../../src/demo/policy.js";
 import { DEMO_TEST_COMMAND, demoSampleDir, demoScenarioFile, prepareDemoWorkspace } from "../../src/demo/workspace.js";
 
+/** The sample's test command, with node:test's TAP report asked for: Node 20 prints it by default, Node 24 a spec list. */
+const sampleTestArgs = () => ["--test-reporter=tap", ...DEMO_TEST_COMMAND.split(" ").slice(1)];
+
 const temps: string[] = [];
 afterEach(() => {
   for (const dir of temps.splice(0)) rmSync(dir, { recursive: true, force: true });
@@ -18,7 +21,7 @@ describe("demo sample project", () => {
     const dir = prepareDemoWorkspace(root);
     expect(dir.startsWith(root)).toBe(true);
     expect(readdirSync(dir).sort()).toEqual(["README.md", "package.json", "src", "test"]);
-    const run = spawnSync(process.execPath, DEMO_TEST_COMMAND.split(" ").slice(1), { cwd: dir, encoding: "utf8" });
+    const run = spawnSync(process.execPath, sampleTestArgs(), { cwd: dir, encoding: "utf8" });
     expect(run.status).toBe(1);
     expect(run.stdout).toContain("# fail 1");
     // A second demo gets a folder of its own.
@@ -36,7 +39,7 @@ describe("demo sample project", () => {
     const source = readFileSync(file, "utf8");
     expect(source.split(edit!.input.old_string)).toHaveLength(2); // present exactly once
     writeFileSync(file, source.replace(edit!.input.old_string, edit!.input.new_string));
-    const run = spawnSync(process.execPath, DEMO_TEST_COMMAND.split(" ").slice(1), { cwd: dir, encoding: "utf8" });
+    const run = spawnSync(process.execPath, sampleTestArgs(), { cwd: dir, encoding: "utf8" });
     expect(run.status).toBe(0);
     expect(run.stdout).toContain("# pass 4");
   });

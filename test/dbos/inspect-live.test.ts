@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { answer, closeClients, enqueueRun, listRuns, readLines, watch } from "../../src/dbos/index.js";
-import { BROWSER_TEST_TIMEOUT, openBrowser, WAIT, type Browser } from "../inspect/support/browser.js";
+import { BROWSER_TEST_TIMEOUT, browserAvailable, openBrowser, WAIT, type Browser } from "../inspect/support/browser.js";
 import { describeWithDatabase, freshDatabase, plan, spawnWorker, until, workspace, type SpawnedWorker } from "./support.js";
 
 const cli = join(import.meta.dirname, "..", "..", "dist", "cli", "main.js");
@@ -36,7 +36,8 @@ describeWithDatabase("statecraft inspect --database, live", () => {
     ws?.cleanup();
   }, 60_000);
 
-  it("shows the runs done before it started, then a run enqueued after: its lines as they come, suspended, resumed, ended", async () => {
+  // Needs the browser as well as the database: without Chromium it skips (and so do the hooks above).
+  it.runIf(browserAvailable())("shows the runs done before it started, then a run enqueued after: its lines as they come, suspended, resumed, ended", async () => {
     const before = await enqueueRun(plan("early", [["count"]]), { database: db.url });
     await finish(db.url, before);
 

@@ -1,9 +1,9 @@
 import { createWebSocketInspector } from "@statelyai/inspect";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { createActor, createMachine, waitFor } from "xstate";
 import type { Inspector } from "../../src/inspect/server.js";
 import { boss, spawner, unchartable } from "../inspect/fixtures/actor-kinds.js";
-import { BROWSER_TEST_TIMEOUT, foreignRequests, screenshot, WAIT, type Browser, openInspectorPage, closeInspectorPage } from "../inspect/support/browser.js";
+import { BROWSER_TEST_TIMEOUT, foreignRequests, screenshot, WAIT, type Browser, openInspectorPage, closeInspectorPage, describeWithBrowser } from "../inspect/support/browser.js";
 
 let inspector: Inspector;
 let browser: Browser;
@@ -16,7 +16,7 @@ afterAll(() => closeInspectorPage({ inspector, browser }));
 
 const options = (b: Browser) => b.page.getByRole("combobox", { name: "session" }).locator("option");
 
-describe("inspector: every actor is in the picker", { timeout: BROWSER_TEST_TIMEOUT }, () => {
+describeWithBrowser("inspector: every actor is in the picker", () => {
   it("lists a stateless spawner with its promise, callback and observable children nested under it, and follows them", async () => {
     const { page } = browser;
     const actor = createActor(spawner, { inspect: inspector.inspect, systemId: "root" }).start();

@@ -1,8 +1,8 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { startInspector, type Inspector } from "../../src/inspect/server.js";
-import { BROWSER_TEST_TIMEOUT, foreignRequests, openBrowser, screenshot, WAIT, type Browser } from "../inspect/support/browser.js";
+import { BROWSER_TEST_TIMEOUT, foreignRequests, openBrowser, screenshot, WAIT, type Browser, describeWithBrowser } from "../inspect/support/browser.js";
 
 /*
  * A browser app as a Vite dev server serves one: a page of another origin (http://localhost:DEV_PORT) whose script
@@ -51,7 +51,7 @@ afterAll(async () => {
   other?.close();
 });
 
-describe("inspector: browser apps on allowed origins", { timeout: BROWSER_TEST_TIMEOUT }, () => {
+describeWithBrowser("inspector: browser apps on allowed origins", () => {
   it("an app on an allowed origin connects and is drawn; one on another origin is refused", async () => {
     const { page } = browser;
     await page.goto(inspector.url);

@@ -1,9 +1,9 @@
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { defineTool, query, scriptedModel } from "../../src/index.js";
 import { startInspector, type Inspector } from "../../src/inspect/server.js";
 import { collect, removeDir, tempDir } from "../support/engine.js";
-import { BROWSER_TEST_TIMEOUT, openBrowser, WAIT, type Browser } from "../inspect/support/browser.js";
+import { BROWSER_TEST_TIMEOUT, openBrowser, WAIT, type Browser, describeWithBrowser } from "../inspect/support/browser.js";
 
 const note = defineTool({
   name: "write_note",
@@ -35,7 +35,7 @@ afterAll(async () => {
   removeDir(cwd);
 });
 
-describe("inspector: a suspended session", { timeout: BROWSER_TEST_TIMEOUT }, () => {
+describeWithBrowser("inspector: a suspended session", () => {
   it("is shown as suspended, with the calls it waits on", async () => {
     const { page } = browser;
     await page.goto(inspector.url);

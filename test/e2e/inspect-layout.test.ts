@@ -1,10 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { createActor } from "xstate";
 import { machineChart } from "../../src/inspect/chart.js";
 import { startInspector, type Inspector } from "../../src/inspect/server.js";
 // @ts-expect-error: a plain ES module of the bench, without types
 import { bigMachine } from "../../bench/inspector/big-machine.mjs";
-import { BROWSER_TEST_TIMEOUT, openBrowser, screenshot, WAIT, type Browser } from "../inspect/support/browser.js";
+import { BROWSER_TEST_TIMEOUT, openBrowser, screenshot, WAIT, type Browser, describeWithBrowser } from "../inspect/support/browser.js";
 
 let inspector: Inspector;
 let browser: Browser;
@@ -19,7 +19,7 @@ afterAll(async () => {
   await inspector?.close();
 });
 
-describe("inspector: a 200-state machine", { timeout: BROWSER_TEST_TIMEOUT }, () => {
+describeWithBrowser("inspector: a 200-state machine", () => {
   it("is laid out in under 2 s, off the main thread (the page keeps painting frames meanwhile), every state drawn", async () => {
     const { page } = browser;
     await page.goto(inspector.url);

@@ -1,6 +1,6 @@
 import { copyFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { createActor } from "xstate";
 import { defineTool, scriptedModel } from "../../src/index.js";
 import { engineMachine } from "../../src/machine/engine.js";
@@ -10,7 +10,7 @@ import { startInspector, type Inspector } from "../../src/inspect/server.js";
 import { engineObserverOf, type InspectedRun } from "../../src/inspect/run.js";
 import { tracedOptionsOf } from "../../src/run-settings.js";
 import { removeDir, tempDir } from "../support/engine.js";
-import { BROWSER_TEST_TIMEOUT, foreignRequests, openBrowser, screenshot, WAIT, type Browser } from "../inspect/support/browser.js";
+import { BROWSER_TEST_TIMEOUT, foreignRequests, openBrowser, screenshot, WAIT, type Browser, describeWithBrowser } from "../inspect/support/browser.js";
 
 const writeNote = defineTool({
   name: "write_note",
@@ -38,7 +38,7 @@ afterAll(async () => {
 
 const currentStates = (b: Browser) => b.page.locator('#chart [aria-current="true"]').evaluateAll((els) => els.map((e) => e.getAttribute("data-state")));
 
-describe("inspector: a live agent run", { timeout: BROWSER_TEST_TIMEOUT }, () => {
+describeWithBrowser("inspector: a live agent run", () => {
   it("lights the engine's states in order as the run moves, waits at a permission request until Allow is clicked, shows the text and the tool call", async () => {
     const { page } = browser;
     await page.goto(inspector.url);

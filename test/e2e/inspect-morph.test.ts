@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import type { Inspector } from "../../src/inspect/server.js";
-import { BROWSER_TEST_TIMEOUT, type Browser, openInspectorPage, closeInspectorPage } from "../inspect/support/browser.js";
+import { BROWSER_TEST_TIMEOUT, type Browser, openInspectorPage, closeInspectorPage, describeWithBrowser } from "../inspect/support/browser.js";
 
 let inspector: Inspector;
 let browser: Browser;
@@ -13,7 +13,7 @@ afterAll(() => closeInspectorPage({ inspector, browser }));
 
 // The selected step's panel is patched with morph() every frame of a stream (src/inspect/page/morph.js): the result
 // must be exactly what putting the fresh copy in would show, keeping the elements that can be kept.
-describe("inspector page: morph", { timeout: BROWSER_TEST_TIMEOUT }, () => {
+describeWithBrowser("inspector page: morph", () => {
   it("makes a part of the page match a fresh copy, keeping the elements of the same tag and changing only what differs", async () => {
     // The page's own module as the page loads it (a string, so that the test's transform leaves the import alone).
     await browser.page.evaluate('import("/morph.js").then((m) => { window.morphForTest = m.morph; })');

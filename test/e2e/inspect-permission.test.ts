@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { startInspector, type Inspector } from "../../src/inspect/server.js";
 import { MAX_SHOWN_CALL_CHARS } from "../../src/inspect/permission-call.js";
-import { BROWSER_TEST_TIMEOUT, foreignRequests, openBrowser, screenshot, WAIT, type Browser } from "../inspect/support/browser.js";
+import { BROWSER_TEST_TIMEOUT, foreignRequests, openBrowser, screenshot, WAIT, type Browser, describeWithBrowser } from "../inspect/support/browser.js";
 import { connect, pageToken } from "../inspect/support/clients.js";
 
 let inspector: Inspector;
@@ -21,7 +21,7 @@ afterAll(async () => {
   await other?.close();
 });
 
-describe("inspector: answering permission requests from the page", { timeout: BROWSER_TEST_TIMEOUT }, () => {
+describeWithBrowser("inspector: answering permission requests from the page", () => {
   it("shows a pending request with Allow and Deny; a click resolves it and the buttons go away", async () => {
     const { page } = browser;
     await page.goto(inspector.url);

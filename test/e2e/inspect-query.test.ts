@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { defineTool, query, scriptedModel, type AgentEvent } from "../../src/index.js";
 import { collect, removeDir, tempDir } from "../support/engine.js";
-import { BROWSER_TEST_TIMEOUT, foreignRequests, openBrowser, WAIT, type Browser } from "../inspect/support/browser.js";
+import { BROWSER_TEST_TIMEOUT, foreignRequests, openBrowser, WAIT, type Browser, describeWithBrowser } from "../inspect/support/browser.js";
 
 const writeNote = defineTool({
   name: "write_note",
@@ -22,7 +22,7 @@ afterAll(async () => {
   removeDir(cwd);
 });
 
-describe("query(input, { inspect })", { timeout: BROWSER_TEST_TIMEOUT }, () => {
+describeWithBrowser("query(input, { inspect })", () => {
   it("yields the inspector's url first; with a page connected, a permission request waits for the page and Allow lets the run go on", async () => {
     // The model answers once the page is there, so the permission request finds it connected.
     let release!: () => void;

@@ -1,10 +1,10 @@
 import { createWebSocketInspector } from "@statelyai/inspect";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { createActor, waitFor } from "xstate";
 import { machineChart } from "../../src/inspect/chart.js";
 import type { Inspector } from "../../src/inspect/server.js";
 import { crossJumps, deep, deeper, guardsAndMore, parallelHistory, selfLoop, type Shape } from "../inspect/fixtures/shapes.js";
-import { BROWSER_TEST_TIMEOUT, foreignRequests, screenshot, WAIT, type Browser, openInspectorPage, closeInspectorPage } from "../inspect/support/browser.js";
+import { BROWSER_TEST_TIMEOUT, foreignRequests, screenshot, WAIT, type Browser, openInspectorPage, closeInspectorPage, describeWithBrowser } from "../inspect/support/browser.js";
 
 let inspector: Inspector;
 let browser: Browser;
@@ -47,7 +47,7 @@ async function inside(inner: string, outer: string): Promise<boolean> {
   return a.x >= b.x - 0.5 && a.y >= b.y - 0.5 && a.x + a.width <= b.x + b.width + 0.5 && a.y + a.height <= b.y + b.height + 0.5;
 }
 
-describe("inspector: every statechart shape drawn right (ELK layout)", { timeout: BROWSER_TEST_TIMEOUT }, () => {
+describeWithBrowser("inspector: every statechart shape drawn right (ELK layout)", () => {
   it("a self re-entry is a loop on its state, marked taken when taken", async () => {
     const actor = await follow(selfLoop, inspector.inspect);
     const loop = browser.page.locator('#chart path[data-edge][data-from="idle"][data-to="idle"]');

@@ -1,8 +1,8 @@
 import { createWebSocketInspector } from "@statelyai/inspect";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { createActor, fromPromise, setup, waitFor } from "xstate";
 import type { Inspector } from "../../src/inspect/server.js";
-import { BROWSER_TEST_TIMEOUT, foreignRequests, WAIT, type Browser, openInspectorPage, closeInspectorPage } from "../inspect/support/browser.js";
+import { BROWSER_TEST_TIMEOUT, foreignRequests, WAIT, type Browser, openInspectorPage, closeInspectorPage, describeWithBrowser } from "../inspect/support/browser.js";
 
 /*
  * "Arrows taken" for the transitions that are not plain events: a compound state's onDone (raised by XState when its
@@ -109,7 +109,7 @@ function stepOf(states: string[], state: string, nth = 0): number {
   return at!;
 }
 
-describe("inspector: arrows taken by onDone and history transitions", { timeout: BROWSER_TEST_TIMEOUT }, () => {
+describeWithBrowser("inspector: arrows taken by onDone and history transitions", () => {
   it("in this process (every microstep, exact)", async () => {
     const states = await run(inspector.inspect);
     // Every microstep is a step: the final child `sent` is one before the compound state's onDone leaves it.

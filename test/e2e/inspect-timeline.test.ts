@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { assign, createActor, createMachine } from "xstate";
 import type { Inspector } from "../../src/inspect/server.js";
-import { BROWSER_TEST_TIMEOUT, WAIT, type Browser, openInspectorPage, closeInspectorPage } from "../inspect/support/browser.js";
+import { BROWSER_TEST_TIMEOUT, WAIT, type Browser, openInspectorPage, closeInspectorPage, describeWithBrowser } from "../inspect/support/browser.js";
 
 let inspector: Inspector;
 let browser: Browser;
@@ -24,7 +24,7 @@ const counter = createMachine({
   },
 });
 
-describe("inspector: the timeline of a long-running actor", { timeout: BROWSER_TEST_TIMEOUT }, () => {
+describeWithBrowser("inspector: the timeline of a long-running actor", () => {
   it("is virtualised, and every step (context-only ones too) shows the context at that step", async () => {
     const { page } = browser;
     const N = 2000;

@@ -1,10 +1,10 @@
 import { copyFileSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { defineTool, query, scriptedModel } from "../../src/index.js";
 import { startInspector, type Inspector } from "../../src/inspect/server.js";
 import { collect, readJsonl, removeDir, tempDir } from "../support/engine.js";
-import { BROWSER_TEST_TIMEOUT, foreignRequests, openBrowser, screenshot, WAIT, type Browser } from "../inspect/support/browser.js";
+import { BROWSER_TEST_TIMEOUT, foreignRequests, openBrowser, screenshot, WAIT, type Browser, describeWithBrowser } from "../inspect/support/browser.js";
 
 const echo = defineTool({
   name: "echo",
@@ -57,7 +57,7 @@ afterAll(async () => {
   removeDir(cwd);
 });
 
-describe("inspector: trace mode", { timeout: BROWSER_TEST_TIMEOUT }, () => {
+describeWithBrowser("inspector: trace mode", () => {
   it("loads a trace given on the command line, offers its sessions, and the scrubber reaches every transition", async () => {
     expect(sessions.size).toBe(2);
     const { page } = browser;

@@ -3,10 +3,10 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { createServer, type ViteDevServer } from "vite";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { startInspector, type Inspector } from "../../src/inspect/server.js";
 import { removeDir, tempDir } from "../support/engine.js";
-import { BROWSER_TEST_TIMEOUT, foreignRequests, openBrowser, screenshot, WAIT, type Browser } from "../inspect/support/browser.js";
+import { BROWSER_TEST_TIMEOUT, foreignRequests, openBrowser, screenshot, WAIT, type Browser, describeWithBrowser } from "../inspect/support/browser.js";
 
 /*
  * A browser app as people write one: a Vite dev server (vite's own JS API) serving a small XState app from a temp
@@ -128,7 +128,7 @@ afterAll(async () => {
   if (dir) removeDir(dir);
 });
 
-describe("inspector: an XState app served by a Vite dev server", { timeout: BROWSER_TEST_TIMEOUT }, () => {
+describeWithBrowser("inspector: an XState app served by a Vite dev server", () => {
   it("lists the app's actors as a tree, draws its chart, follows it and shows the events between parent and child", async () => {
     const { page } = browser;
     await page.goto(inspector.url);

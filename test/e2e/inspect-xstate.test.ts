@@ -1,9 +1,9 @@
 import { createWebSocketInspector } from "@statelyai/inspect";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { assign, createActor, createMachine } from "xstate";
 import { startInspector, type Inspector } from "../../src/inspect/server.js";
 import { machineChart } from "../../src/inspect/chart.js";
-import { BROWSER_TEST_TIMEOUT, foreignRequests, openBrowser, screenshot, WAIT, type Browser } from "../inspect/support/browser.js";
+import { BROWSER_TEST_TIMEOUT, foreignRequests, openBrowser, screenshot, WAIT, type Browser, describeWithBrowser } from "../inspect/support/browser.js";
 
 /** A plain XState machine, not an agent: eventless and delayed transitions, a guard, a final state. */
 const door = createMachine({
@@ -35,7 +35,7 @@ afterAll(async () => {
 const currentStates = (b: Browser) =>
   b.page.locator('#chart [aria-current="true"]').evaluateAll((els) => els.map((e) => e.getAttribute("data-state")));
 
-describe("inspector: any XState v5 app through @statelyai/inspect", { timeout: BROWSER_TEST_TIMEOUT }, () => {
+describeWithBrowser("inspector: any XState v5 app through @statelyai/inspect", () => {
   it("draws a plain machine sent over @statelyai/inspect's WebSocket inspector and follows its transitions", async () => {
     const { page } = browser;
     await page.goto(inspector.url);

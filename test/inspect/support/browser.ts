@@ -1,10 +1,8 @@
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { chromium, type BrowserContext, type Page } from "playwright-core";
+import { describe, inject } from "vitest";
 import { startInspector, type Inspector } from "../../../src/inspect/server.js";
-
-export const CHROMIUM = "/usr/bin/chromium";
 
 /** Where screenshots of each view are kept (gitignored). */
 export const ARTIFACTS = join(process.cwd(), "test-artifacts", "inspector");
@@ -19,18 +17,25 @@ export interface Browser {
   close(): Promise<void>;
 }
 
+/** Whether this run has a Chromium (test/setup/chromium.ts launched it); without one the browser tests skip. */
+export function browserAvailable(): boolean {
+  return inject("chromiumEndpoint") !== null;
+}
+
+/** A describe block of browser tests: skipped, with the rest of its file's hooks, when the run has no Chromium. */
+export function describeWithBrowser(name: string, body: () => void): void {
+  (browserAvailable() ? describe : describe.skip)(name, { timeout: BROWSER_TEST_TIMEOUT }, body);
+}
+
 /**
- * Debian's Chromium, headless, with a fresh profile in a temp dir, and with every request it makes recorded so a
- * test can assert none left 127.0.0.1.
+ * A fresh context (a profile of its own) in the run's one headless Chromium, with every request it makes recorded so
+ * a test can assert none left 127.0.0.1.
  */
 export async function openBrowser(): Promise<Browser> {
-  const userDataDir = mkdtempSync(join(tmpdir(), "statecraft-chromium-"));
-  const context = await chromium.launchPersistentContext(userDataDir, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run"],
-    viewport: { width: 1440, height: 1000 },
-  });
+  const endpoint = inject("chromiumEndpoint");
+  if (endpoint === null) throw new Error("this run has no Chromium: declare browser tests with describeWithBrowser so they skip");
+  const browser = await chromium.connect(endpoint);
+  const context = await browser.newContext({ viewport: { width: 1440, height: 1000 } });
   const requests: string[] = [];
   const errors: string[] = [];
   context.on("request", (request) => requests.push(request.url()));
@@ -51,7 +56,8 @@ export async function openBrowser(): Promise<Browser> {
     errors,
     async close() {
       await context.close();
-      rmSync(userDataDir, { recursive: true, force: true });
+      // Disconnects this file; the run's Chromium stays up for the next one.
+      await browser.close();
     },
   };
 }
