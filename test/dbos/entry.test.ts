@@ -22,7 +22,8 @@ it("the main entry never loads DBOS or pg; statecraft/dbos is its own subpath", 
   // The check sees them where they are loaded.
   expect(loaded(join(root, "dist", "dbos", "index.js")).length).toBeGreaterThan(0);
   const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
-  expect(pkg.exports["./dbos"]).toEqual({ types: "./dist/dbos/index.d.ts", import: "./dist/dbos/index.js" });
+  // `default` lets require("statecraft/dbos") load it too (docs: the README's CommonJS section).
+  expect(pkg.exports["./dbos"]).toEqual({ types: "./dist/dbos/index.d.ts", import: "./dist/dbos/index.js", default: "./dist/dbos/index.js" });
   expect(pkg.peerDependenciesMeta["@dbos-inc/dbos-sdk"]).toEqual({ optional: true });
   expect(pkg.dependencies["@dbos-inc/dbos-sdk"]).toBeUndefined();
 });
