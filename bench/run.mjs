@@ -135,6 +135,7 @@ if (wants("loop")) {
     { id: "floor", label: "bare ten-state XState graph (floor)", engine: floorEngine() },
     { id: "statecraft-off", label: "statecraft, trace off", engine: statecraftEngine(sc, "off") },
     { id: "statecraft-on", label: "statecraft, trace on", engine: statecraftEngine(sc, "on") },
+    { id: "statecraft-memory", label: "statecraft, store: \"memory\"", engine: statecraftEngine(sc, "memory") },
     { id: "statecraft-window", label: "statecraft, trace on, contextWindow set, no usage reported", engine: statecraftEngine(sc, "window") },
   ];
   entries.push({ id: "statecraft-inspect", label: "statecraft, trace on, inspector (no client)", engine: statecraftEngine(sc, "inspect", { port: 0 }) });

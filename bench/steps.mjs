@@ -6,9 +6,10 @@
 //   off       query() with the trace off: + transcript, audit, the event bridge and the async generator
 //   on        query() with the trace on (what the loop table's "trace on" row measures)
 //   inspect   query() with the trace on and an inspector attached that no page connects to
+//   memory    query() with store: "memory": the trace, transcript, audit and checkpoints kept in the process
 //   window    query() with the trace on and contextWindow set, the model reporting no usage (the compaction estimate
 //             runs on every step: it must stay linear in the run's length)
-// Usage: npm run build && node bench/steps.mjs [N=1000] [runs=9] [layers=floor,machine,observed,off,on,window]
+// Usage: npm run build && node bench/steps.mjs [N=1000] [runs=9] [layers=floor,machine,observed,off,on,memory,window]
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -35,6 +36,10 @@ async function once(layer) {
     // Far more than the run can fill: the estimate is checked every step and never asks for a compaction.
     if (layer === "window") options.contextWindow = 1_000_000_000;
     if (layer === "inspect") options.inspect = { port: 0 };
+    if (layer === "memory") {
+      options.store = "memory";
+      delete options.traceFile;
+    }
     const run = layer === "floor" ? await floor.make(N) : undefined;
     const cpu0 = process.cpuUsage();
     const started = performance.now();

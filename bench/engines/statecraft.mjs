@@ -24,7 +24,8 @@ export function instantModel(steps) {
  * @param sc the built package (`dist/index.js`)
  * @param variant `off` (traceFile: false), `on` (a trace file), `inspect` (trace on plus an inspector with no client),
  *   `window` (trace on, `contextWindow` set and a model that reports no usage, as local servers often do: the
- *   compaction estimate is checked at every step, far from the window, so the run never compacts)
+ *   compaction estimate is checked at every step, far from the window, so the run never compacts), `memory`
+ *   (`store: "memory"`: the trace, transcript, audit and checkpoints kept in the process, read back from the run)
  * @param inspectOption for `inspect`: what to pass as `options.inspect`
  */
 export function statecraftEngine(sc, variant, inspectOption) {
@@ -41,7 +42,7 @@ export function statecraftEngine(sc, variant, inspectOption) {
   return {
     async make(N) {
       const cwd = tempDir();
-      const traceFile = variant === "off" ? false : join(cwd, "trace.jsonl");
+      const traceFile = variant === "off" ? false : variant === "memory" ? undefined : join(cwd, "trace.jsonl");
       const options = {
         model: instantModel(N),
         tools: [tool],
@@ -49,27 +50,29 @@ export function statecraftEngine(sc, variant, inspectOption) {
         maxTurns: N + 1,
         maxToolCalls: N,
         timeoutMs: 3_600_000,
-        traceFile,
+        ...(traceFile === undefined ? { store: "memory" } : { traceFile }),
         ...(variant === "inspect" ? { inspect: inspectOption } : {}),
         ...(variant === "window" ? { contextWindow: 1_000_000_000 } : {}),
       };
       let end;
+      let run;
       return {
         traceFile,
         async run() {
-          for await (const event of sc.query("bench", options)) if (event.type === "turn_end") end = event;
+          run = sc.query("bench", options);
+          for await (const event of run) if (event.type === "turn_end") end = event;
         },
         verify() {
           if (!end || end.reason !== "final_answer" || end.toolCalls !== N) {
             throw new Error(`statecraft (${variant}) ended ${end?.reason} after ${end?.toolCalls} tool calls, expected final_answer after ${N}`);
           }
-          if (traceFile) {
-            if (!existsSync(traceFile)) throw new Error(`statecraft (${variant}): no trace written at ${traceFile}`);
-            const lines = readFileSync(traceFile, "utf8").split("\n").filter(Boolean);
+          if (traceFile !== false) {
+            if (traceFile && !existsSync(traceFile)) throw new Error(`statecraft (${variant}): no trace written at ${traceFile}`);
+            const lines = traceFile ? readFileSync(traceFile, "utf8").split("\n").filter(Boolean).map((line) => JSON.parse(line)) : run.trace();
             // Seven states per tool step (build_context … append_tool_result) plus build_context, call_model, done.
             const expected = 7 * N + 3;
             if (lines.length < expected) throw new Error(`statecraft (${variant}): trace has ${lines.length} lines, expected at least ${expected}`);
-            const last = JSON.parse(lines[lines.length - 1]);
+            const last = lines[lines.length - 1];
             if (last.state !== "done") throw new Error(`statecraft (${variant}): the trace's last line is ${last.state}, not done`);
             return { traceLines: lines.length };
           }

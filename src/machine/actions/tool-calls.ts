@@ -8,7 +8,10 @@ import { replaceRecords } from "./records.js";
 
 /** Engine-owned ids: a server's "0" or "" never collides across turns or sessions. */
 function newToolCallId(): string {
-  return `call_${randomUUID().replace(/-/g, "").slice(0, 20)}`;
+  // The UUID's first 20 hex digits, its dashes left out by slicing around them (8-4-4-4-12): a regex replace per
+  // call was 0.6 % of a step's profile.
+  const id = randomUUID();
+  return `call_${id.slice(0, 8)}${id.slice(9, 13)}${id.slice(14, 18)}${id.slice(19, 23)}`;
 }
 
 /** parse_tool_call: raw calls → ToolCalls. Arguments that are not JSON, or a truncated response, become errors. */
