@@ -1,5 +1,5 @@
 import { randomBytes, timingSafeEqual } from "../util/node-crypto.js";
-import { openSync, readFileSync, realpathSync, writeSync, closeSync } from "node:fs";
+import { linkSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { hmacSha256Hex } from "../util/hmac-sha256.js";
 import { makeDirectory } from "../util/make-dir.js";
@@ -52,19 +52,20 @@ export function sessionKey(): Buffer {
   const existing = existingSessionKey();
   if (existing) return existing;
   const file = sessionKeyPath();
+  // Written whole to a file of this process's own, then linked into place: the key appears with its content or not
+  // at all (a file opened with `wx` and then written is empty for a moment, and a process reading it then would call
+  // it damaged), and `link` fails with EEXIST when another process made the key first: the loser reads the winner's.
+  const temp = `${file}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`;
   try {
     makeDirectory(statecraftHome(), 0o700);
-    // `wx`: two processes making the key at once don't overwrite each other's; the loser reads the winner's.
-    const fd = openSync(file, "wx", 0o600);
-    try {
-      writeSync(fd, `${randomBytes(32).toString("hex")}\n`);
-    } finally {
-      closeSync(fd);
-    }
+    writeFileSync(temp, `${randomBytes(32).toString("hex")}\n`, { mode: 0o600, flag: "wx" });
+    linkSync(temp, file);
   } catch (error) {
     if (errorCode(error) !== "EEXIST") {
       throw new Error(`cannot create the session key ${file}: ${(error as Error).message}; set STATECRAFT_HOME to a folder you can write`);
     }
+  } finally {
+    rmSync(temp, { force: true });
   }
   const key = readKey(file);
   if (!key) throw new Error(`cannot create the session key ${file}: it vanished as it was made`);
