@@ -22,9 +22,8 @@ import type { PermissionPolicy } from "./permissions/types.js";
 import type { AnyTool } from "./tools/define-tool.js";
 import { agentFolder } from "./record/agent-folder.js";
 import type { RecordedSettings } from "./record/settings-record.js";
-import { checkStoreOptions } from "./store-option.js";
+import { checkStoreOptions, isRunStore } from "./store-option.js";
 import { checkSessionId } from "./record/transcript.js";
-import type { RunStore } from "./durable/run-store.js";
 import type { RunSettings } from "./run-settings.js";
 
 // query()'s door: every option checked (each mistake an INVALID_OPTIONS naming the option and the fix) and turned
@@ -139,9 +138,7 @@ function checkTools(given: readonly AnyTool[] | undefined): Map<string, AnyTool>
 function checkStorage(options: QueryOptions): void {
   if (options.durable !== undefined && typeof options.durable !== "boolean") throw fail("options.durable must be true or false");
   checkStoreOptions(options);
-  if (options.runStore === undefined) return;
-  const store = options.runStore as Partial<RunStore> | null;
-  if (!store || typeof store !== "object" || (["save", "load", "list", "delete"] as const).some((name) => typeof store[name] !== "function")) {
+  if (options.runStore !== undefined && !isRunStore(options.runStore)) {
     throw fail("options.runStore must be a RunStore: an object with async save, load, list and delete (fileRunStore(cwd) is the default)");
   }
 }

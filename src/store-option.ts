@@ -20,7 +20,8 @@ export interface RunMemory {
   transcript: MemoryLines;
 }
 
-const isRunStore = (store: unknown): store is RunStore =>
+/** Whether a value has a RunStore's methods (save, load, list, delete): what `store` and `runStore` are checked with. */
+export const isRunStore = (store: unknown): store is RunStore =>
   store !== null && typeof store === "object" && (["save", "load", "list", "delete"] as const).every((name) => typeof (store as Record<string, unknown>)[name] === "function");
 
 /** Refuses a `store` or `observers` option that can't work, naming it and what to give instead. */
