@@ -10,6 +10,8 @@ export interface McpStdioServer {
   cwd?: string;
   /** Per-call time limit of this server's tools. Default 60 000. */
   timeoutMs?: number;
+  /** Which protocol generation to speak; see {@link McpProtocol}. Default "auto". */
+  protocol?: McpProtocol;
 }
 
 /** A server reached over Streamable HTTP. */
@@ -17,7 +19,16 @@ export interface McpHttpServer {
   url: string;
   headers?: Record<string, string>;
   timeoutMs?: number;
+  /** Which protocol generation to speak; see {@link McpProtocol}. Default "auto". */
+  protocol?: McpProtocol;
 }
+
+/**
+ * `"auto"`: negotiated per server — the stateless 2026-07-28 revision when the server speaks it, else the newest
+ * 2025 revision it answers `initialize` with (2025-11-25 down to 2024-11-05). `"2026-07-28"`: that revision only (a
+ * server without it fails to start). `"legacy"`: the 2025 `initialize` handshake only.
+ */
+export type McpProtocol = "auto" | "2026-07-28" | "legacy";
 
 export type McpServerConfig = McpStdioServer | McpHttpServer;
 
@@ -80,6 +91,9 @@ export function checkServers(servers: unknown): asserts servers is McpServers {
       }
       if (url.protocol !== "http:" && url.protocol !== "https:") throw invalid(`${where}: "url" must use http or https, got ${url.protocol}`);
       checkStringMap(c.headers, `${where}: "headers"`);
+    }
+    if (c.protocol !== undefined && c.protocol !== "auto" && c.protocol !== "2026-07-28" && c.protocol !== "legacy") {
+      throw invalid(`${where}: "protocol" must be "auto", "2026-07-28" or "legacy", got ${describe(c.protocol)}`);
     }
     if (c.timeoutMs !== undefined && !(typeof c.timeoutMs === "number" && c.timeoutMs > 0)) {
       throw invalid(`${where}: "timeoutMs" must be a positive number of milliseconds`);

@@ -1,10 +1,8 @@
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { McpError, ToolListChangedNotificationSchema, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import { Client, ProtocolError, StreamableHTTPClientTransport, type Tool, type Transport } from "@modelcontextprotocol/client";
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { AgentError } from "../errors/agent-error.js";
-import { isStdio, type McpServerConfig } from "./config.js";
+import { isStdio, type McpServerConfig, type McpStdioServer } from "./config.js";
+import { connectAttempts, type ConnectAttempt } from "./negotiation.js";
 import type { McpCallResult } from "./results.js";
 
 /** The SDK's words for an HTTP stream that broke and was not (or could not be) resumed. */
@@ -37,6 +35,9 @@ export class McpConnection {
   private transport: Transport | undefined;
   private connecting: Promise<Client> | undefined;
   private stderr = "";
+  private listedAt = 0;
+  private ttlMs: number | undefined;
+  private refreshing = false;
   private restarts = 0;
   private closedByUs = false;
   private lostReason: string | undefined;
@@ -57,11 +58,13 @@ export class McpConnection {
   async call(tool: string, args: Record<string, unknown>, options: CallOptions): Promise<McpCallResult> {
     const client = await this.ready();
     try {
-      return await this.callOn(client, tool, args, options);
+      const result = await this.callOn(client, tool, args, options);
+      this.refreshIfStale(client);
+      return result;
     } catch (error) {
       // An HTTP server that went away shows as a failed request (the connection stays "open"): a failure that is no
       // JSON-RPC answer of the server drops this session, so the next call connects again.
-      if (!options.signal.aborted && !(error instanceof McpError) && this.client === client && !isStdio(this.config)) {
+      if (!options.signal.aborted && !(error instanceof ProtocolError) && this.client === client && !isStdio(this.config)) {
         this.client = undefined;
         this.transport = undefined;
         this.lostReason = `the request failed: ${(error as Error).message}`;
@@ -72,7 +75,7 @@ export class McpConnection {
   }
 
   private async callOn(client: Client, tool: string, args: Record<string, unknown>, options: CallOptions): Promise<McpCallResult> {
-    return (await client.callTool({ name: tool, arguments: args }, undefined, {
+    return (await client.callTool({ name: tool, arguments: args }, {
       signal: options.signal,
       // The engine's own timer (the tool's timeoutMs) ends the call; the SDK's is a backstop a little later.
       timeout: options.timeoutMs + 1_000,
@@ -135,17 +138,45 @@ export class McpConnection {
   }
 
   private async open(): Promise<Client> {
-    this.stderr = "";
-    const transport = this.makeTransport();
-    const client = new Client({ name: "statecraft", version: "0.1.0" }, { capabilities: {} });
-    client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
-      if (this.client !== client) return;
+    const attempts = connectAttempts(this.config);
+    for (let i = 0; ; i++) {
       try {
-        this.options.onToolsChanged(await this.listTools(client));
+        return await this.openWith(attempts[i]);
       } catch (error) {
-        this.options.onProblem(`MCP server "${this.server}": listing its tools after list_changed failed: ${(error as Error).message}`);
+        // A refusal of the handshake (a JSON-RPC error answer) is a server of the other generation: the next way is
+        // tried. A crash, a timeout or a closed connection is no verdict, so it fails the start.
+        if (i + 1 < attempts.length && error instanceof AgentError && error.cause instanceof ProtocolError) continue;
+        throw error;
       }
-    });
+    }
+  }
+
+  private async openWith(attempt: ConnectAttempt): Promise<Client> {
+    this.stderr = "";
+    const transport = this.makeTransport(attempt);
+    const client = new Client(
+      { name: "statecraft", version: "0.1.0" },
+      {
+        capabilities: {},
+        versionNegotiation: { mode: attempt.mode },
+        // One handler for both generations: the SDK registers it for `notifications/tools/list_changed` on a 2025
+        // connection and opens a `subscriptions/listen` stream for it on a 2026-07-28 one.
+        listChanged: {
+          tools: {
+            debounceMs: 0,
+            onChanged: (error, tools) => {
+              if (this.client !== client) return;
+              if (error || !tools) {
+                this.options.onProblem(`MCP server "${this.server}": listing its tools after list_changed failed: ${error?.message ?? "no list"}`);
+                return;
+              }
+              this.listedAt = Date.now();
+              this.options.onToolsChanged(tools);
+            },
+          },
+        },
+      },
+    );
     client.onclose = () => {
       if (this.client !== client) return;
       this.client = undefined;
@@ -176,17 +207,11 @@ export class McpConnection {
     return client;
   }
 
-  private makeTransport(): Transport {
+  private makeTransport(attempt: ConnectAttempt): Transport {
     const config = this.config;
     if (isStdio(config)) {
-      const transport = new StdioClientTransport({
-        command: config.command,
-        args: config.args ?? [],
-        // The issue's contract (and .mcp.json's): env is merged over the parent's environment.
-        env: { ...stringEnv(process.env), ...(config.env ?? {}) },
-        cwd: config.cwd,
-        stderr: "pipe",
-      });
+      // A pinned connection probes on its own process, not on a second copy of it (see negotiation.ts).
+      const transport = typeof attempt.mode === "object" ? new InPlaceStdioTransport(stdioParameters(config)) : new StdioClientTransport(stdioParameters(config));
       transport.stderr?.on("data", (chunk: Buffer) => {
         this.stderr = (this.stderr + chunk.toString("utf8")).slice(-STDERR_TAIL);
       });
@@ -195,19 +220,40 @@ export class McpConnection {
     return new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers ?? {} } });
   }
 
+  /** The protocol revision this connection speaks (`2026-07-28`, `2025-11-25`, …), once connected. */
+  get protocolVersion(): string | undefined {
+    return this.client?.getNegotiatedProtocolVersion();
+  }
+
+  /**
+   * All the server's tools. The SDK walks the pages (a server repeating a page ends the walk) and keeps the list as
+   * long as the server's `ttlMs` says it stays fresh (`cacheScope` private lists are kept per connection).
+   */
   private async listTools(client: Client): Promise<Tool[]> {
-    const tools: Tool[] = [];
-    let cursor: string | undefined;
-    // Follows pagination; a server repeating a cursor would loop, so a cursor seen before ends the listing.
-    const seen = new Set<string>();
-    do {
-      const page = await client.listTools(cursor === undefined ? {} : { cursor }, { timeout: this.options.connectTimeoutMs });
-      tools.push(...page.tools);
-      cursor = page.nextCursor;
-      if (cursor !== undefined && seen.has(cursor)) break;
-      if (cursor !== undefined) seen.add(cursor);
-    } while (cursor !== undefined);
-    return tools;
+    const listed = await client.listTools(undefined, { timeout: this.options.connectTimeoutMs });
+    this.listedAt = Date.now();
+    const ttlMs: unknown = listed.ttlMs;
+    this.ttlMs = typeof ttlMs === "number" ? ttlMs : undefined;
+    return listed.tools;
+  }
+
+  /**
+   * A 2026-07-28 server says how long its tool list stays fresh (`ttlMs`, 0 = at once stale). A server that does not
+   * push its changes (no `listChanged` capability) has its list fetched again after a call once that time has
+   * passed, without holding the call up; the SDK serves it from its cache while it is fresh.
+   */
+  private refreshIfStale(client: Client): void {
+    if (this.ttlMs === undefined || this.refreshing || client.getServerCapabilities()?.tools?.listChanged) return;
+    if (Date.now() - this.listedAt < this.ttlMs) return;
+    this.refreshing = true;
+    void this.listTools(client)
+      .then(
+        (tools) => this.options.onToolsChanged(tools),
+        (error: Error) => this.options.onProblem(`MCP server "${this.server}": listing its tools again (its list had gone stale) failed: ${error.message}`),
+      )
+      .finally(() => {
+        this.refreshing = false;
+      });
   }
 
   private describeTarget(): string {
@@ -223,6 +269,21 @@ export class McpConnection {
   private exitNote(transport: Transport): string {
     return transport instanceof StdioClientTransport ? " (the server process ended)" : "";
   }
+}
+
+/** The SDK's stdio transport, probing a pinned revision on the server's own process (the SDK spares subclasses the second process). */
+class InPlaceStdioTransport extends StdioClientTransport {}
+
+/** How a stdio server is started: its command, arguments, environment and folder. */
+function stdioParameters(config: McpStdioServer) {
+  return {
+    command: config.command,
+    args: config.args ?? [],
+    // The issue's contract (and .mcp.json's): env is merged over the parent's environment.
+    env: { ...stringEnv(process.env), ...(config.env ?? {}) },
+    cwd: config.cwd,
+    stderr: "pipe" as const,
+  };
 }
 
 function stringEnv(env: NodeJS.ProcessEnv): Record<string, string> {
