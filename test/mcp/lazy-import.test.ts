@@ -12,7 +12,8 @@ function sdkFilesLoaded(code: string): string[] {
     register("data:text/javascript," + encodeURIComponent(\`
       export async function resolve(specifier, context, next) {
         const resolved = await next(specifier, context);
-        if (resolved.url.includes("@modelcontextprotocol/sdk")) console.log("SDK " + resolved.url);
+        // The SDK of either line: @modelcontextprotocol/client (and core) since v2, @modelcontextprotocol/sdk before.
+        if (resolved.url.includes("@modelcontextprotocol/")) console.log("SDK " + resolved.url);
         return resolved;
       }\`));`;
   const out = execFileSync(process.execPath, ["--import", `data:text/javascript,${encodeURIComponent(hook)}`, "--input-type=module", "-e", code], {
