@@ -17,7 +17,13 @@ export interface McpStdioServer {
 /** A server reached over Streamable HTTP. */
 export interface McpHttpServer {
   url: string;
+  /** Sent with every request; `${NAME}` in a value is the environment variable NAME (a missing one is an error). */
   headers?: Record<string, string>;
+  /**
+   * OAuth when the server asks for it (401): the tokens `statecraft mcp login <server>` kept in the user's statecraft
+   * folder, refreshed as needed. Default true; false: never. A server given an Authorization header never uses it.
+   */
+  oauth?: boolean;
   timeoutMs?: number;
   /** Which protocol generation to speak; see {@link McpProtocol}. Default "auto". */
   protocol?: McpProtocol;
@@ -91,6 +97,7 @@ export function checkServers(servers: unknown): asserts servers is McpServers {
       }
       if (url.protocol !== "http:" && url.protocol !== "https:") throw invalid(`${where}: "url" must use http or https, got ${url.protocol}`);
       checkStringMap(c.headers, `${where}: "headers"`);
+      if (c.oauth !== undefined && typeof c.oauth !== "boolean") throw invalid(`${where}: "oauth" must be true or false`);
     }
     if (c.protocol !== undefined && c.protocol !== "auto" && c.protocol !== "2026-07-28" && c.protocol !== "legacy") {
       throw invalid(`${where}: "protocol" must be "auto", "2026-07-28" or "legacy", got ${describe(c.protocol)}`);
@@ -119,6 +126,33 @@ export function checkOptions(options: unknown): asserts options is McpToolsOptio
     }
   }
   if (o.onProblem !== undefined && typeof o.onProblem !== "function") throw invalid("mcpTools options: onProblem must be a function (message) => void");
+}
+
+/**
+ * The servers with `${NAME}` in their header values replaced by the environment's NAME, the simple way to pass a
+ * token (`"Authorization": "Bearer ${GITHUB_TOKEN}"`) without writing it in a file. A variable that is not set is an
+ * error naming the server, the header and the variable.
+ */
+export function expandHeaders(servers: McpServers, env: NodeJS.ProcessEnv = process.env): McpServers {
+  const out: McpServers = {};
+  for (const [name, config] of Object.entries(servers)) {
+    if (isStdio(config) || !config.headers) {
+      out[name] = config;
+      continue;
+    }
+    const headers: Record<string, string> = {};
+    for (const [header, value] of Object.entries(config.headers)) {
+      headers[header] = value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, variable: string) => {
+        const found = env[variable];
+        if (found === undefined || found === "") {
+          throw invalid(`MCP server "${name}": header "${header}" uses \${${variable}}, which is not set in the environment; set ${variable} or write the value`);
+        }
+        return found;
+      });
+    }
+    out[name] = { ...config, headers };
+  }
+  return out;
 }
 
 function checkStringMap(value: unknown, where: string): void {

@@ -3,6 +3,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { AgentError } from "../errors/agent-error.js";
 import { isStdio, type McpServerConfig, type McpStdioServer } from "./config.js";
 import { connectAttempts, type ConnectAttempt } from "./negotiation.js";
+import { StoredOAuthProvider } from "./oauth.js";
 import type { McpCallResult } from "./results.js";
 
 /** The SDK's words for an HTTP stream that broke and was not (or could not be) resumed. */
@@ -217,7 +218,13 @@ export class McpConnection {
       });
       return transport;
     }
-    return new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers ?? {} } });
+    const headers = config.headers ?? {};
+    // A server given its own Authorization (a static token) is not sent through OAuth; any other may ask for it (401).
+    const staticAuth = Object.keys(headers).some((name) => name.toLowerCase() === "authorization");
+    return new StreamableHTTPClientTransport(new URL(config.url), {
+      requestInit: { headers },
+      ...(staticAuth || config.oauth === false ? {} : { authProvider: new StoredOAuthProvider(this.server, config.url) }),
+    });
   }
 
   /** The protocol revision this connection speaks (`2026-07-28`, `2025-11-25`, …), once connected. */

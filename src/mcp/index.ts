@@ -6,7 +6,7 @@ import type { McpConnection } from "./connection.js";
 import { checkUnique } from "./names.js";
 import type { McpToolListing } from "./tool.js";
 
-export type { McpServers, McpServerConfig, McpStdioServer, McpHttpServer, McpToolsOptions } from "./config.js";
+export type { McpServers, McpServerConfig, McpStdioServer, McpHttpServer, McpToolsOptions, McpProtocol } from "./config.js";
 export { mcpToolName, mcpToolRisk } from "./names.js";
 
 /** What `mcpTools()` gives: the servers' tools and the way to stop the servers. */
@@ -36,6 +36,7 @@ export async function mcpTools(servers: McpServers, options: McpToolsOptions = {
   const { toStatecraftTool } = loaded[1];
   config.checkServers(servers);
   config.checkOptions(options);
+  servers = config.expandHeaders(servers);
   const { DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_MAX_RESTARTS, DEFAULT_MCP_TIMEOUT_MS } = config;
   const { McpConnection } = await import("./connection.js");
   const onProblem = options.onProblem ?? ((message: string) => process.emitWarning(message, { code: "STATECRAFT_MCP" }));

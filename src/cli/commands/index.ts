@@ -2,6 +2,7 @@ import type { CliCommand } from "../context.js";
 import { chatCommand } from "./chat.js";
 import { demoCommand } from "./demo.js";
 import { inspectCommand } from "./inspect.js";
+import { mcpCommand } from "./mcp.js";
 import { runCommand } from "./run.js";
 import { resumeCommand } from "./resume.js";
 import { runsCommand } from "./runs.js";
@@ -26,4 +27,5 @@ export const COMMANDS: readonly CliCommand[] = [
   enqueueCommand,
   answerCommand,
   watchCommand,
+  mcpCommand,
 ];
