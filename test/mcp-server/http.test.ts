@@ -79,15 +79,18 @@ describe.each(GENERATIONS)("over HTTP, a host of $name", ({ connect, protocol })
   }, 60_000);
 
   it("goes on with a session given its sessionId; a run that does not end final_answer is an error result", async () => {
-    const { url, token } = await serve([{ text: "first" }, { toolCalls: [{ name: "wait", input: {} }] }], {});
+    const { url, token } = await serve([{ text: "first" }, { toolCalls: [{ name: "touch", input: { name: "x.txt" } }] }]);
     const h = await host(url, token);
     const first = await h.callTool({ prompt: "one" });
     const sessionId = (first.structuredContent as { sessionId: string }).sessionId;
-    server = server!;
-    // The second run's model asks for a call past maxToolCalls? No: the script ends — the model fails.
+    // The second run asks to write, which nobody can allow here (no rule, no elicitation): it ends permission_denied.
     const second = await h.callTool({ prompt: "two", sessionId });
-    expect((second.structuredContent as { sessionId: string }).sessionId).toBe(sessionId);
+    expect(second.structuredContent).toMatchObject({ sessionId, reason: "permission_denied", turns: 1 });
     expect(second.isError).toBe(true);
+    expect(second.content).toEqual([{ type: "text", text: expect.stringMatching(/^The run ended permission_denied: .*touch/) }]);
+    // The session's one summary holds both runs.
+    const summary = JSON.parse((await h.readResource(`statecraft://sessions/${sessionId}/summary`)).text);
+    expect(summary.runs.map((r: { prompt: string; reason: string }) => [r.prompt, r.reason])).toEqual([["one", "final_answer"], ["two", "permission_denied"]]);
   }, 60_000);
 
   it("a permission question goes to the host as an elicitation: allow runs the call once", async () => {
@@ -101,19 +104,16 @@ describe.each(GENERATIONS)("over HTTP, a host of $name", ({ connect, protocol })
   }, 60_000);
 
   it("a permission question answered deny (or declined) keeps the call from running", async () => {
-    const { url, token } = await serve([
-      { toolCalls: [{ name: "touch", input: { name: "denied.txt" } }] },
-      { text: "could not" },
-      { toolCalls: [{ name: "touch", input: { name: "declined.txt" } }] },
-      { text: "could not either" },
-    ]);
+    const { url, token } = await serve([{ toolCalls: [{ name: "touch", input: { name: "denied.txt" } }] }, { toolCalls: [{ name: "touch", input: { name: "declined.txt" } }] }]);
     const denying = await host(url, token, { answer: { action: "accept", decision: "deny" } });
     const denied = await denying.callTool({ prompt: "make a file" });
     expect(denying.asked).toHaveLength(1);
-    expect(denied.content).toEqual([{ type: "text", text: "could not" }]);
+    // A denial when asked ends the run (the engine's rule), and the host hears why.
+    expect(denied).toMatchObject({ isError: true, structuredContent: { reason: "permission_denied", toolCalls: 0 } });
     const declining = await host(url, token, { answer: { action: "decline" } });
-    await declining.callTool({ prompt: "make another" });
+    const declined = await declining.callTool({ prompt: "make another" });
     expect(declining.asked).toHaveLength(1);
+    expect(declined).toMatchObject({ isError: true, structuredContent: { reason: "permission_denied" } });
     expect(existsSync(join(cwd, "denied.txt"))).toBe(false);
     expect(existsSync(join(cwd, "declined.txt"))).toBe(false);
     const audit = readFileSync(join(cwd, ".agent", "audit.jsonl"), "utf8");
@@ -185,7 +185,17 @@ describe("the HTTP endpoint's guards", () => {
     for (const origin of ["https://evil.example", "http://127.0.0.1.evil.example", "null", `http://localhost:1`]) {
       expect((await post({ Authorization: `Bearer ${token}`, Origin: origin })).status, `Origin ${origin}`).toBe(403);
     }
-    expect((await post({ Authorization: `Bearer ${token}`, Host: "attacker.example" })).status).toBe(403);
+    // A page of another site reaching 127.0.0.1 by a name of its own (DNS rebinding) sends its own Host.
+    const { request } = await import("node:http");
+    const rebinding = await new Promise<number>((resolve, reject) => {
+      const req = request(url, { method: "POST", headers: { Host: "attacker.example", Authorization: `Bearer ${token}`, "Content-Type": "application/json" } }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on("error", reject);
+      req.end(initialize);
+    });
+    expect(rebinding).toBe(403);
     expect((await post({ Authorization: `Bearer ${token}` }, JSON.stringify({ pad: "x".repeat(20_000) }))).status).toBe(413);
     // And the right token from no browser (no Origin) is served.
     expect((await post({ Authorization: `Bearer ${token}` })).status).toBe(200);
