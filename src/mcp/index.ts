@@ -18,6 +18,11 @@ export interface McpToolsHandle {
   readonly tools: AnyTool[];
   /** Each server's name and how many tools it offers now. */
   servers(): Array<{ name: string; tools: number }>;
+  /**
+   * The protocol revision spoken with a server now: `"2026-07-28"` (stateless) or the 2025 revision its `initialize`
+   * answered with (`"2025-11-25"`, `"2025-06-18"`, … `"2024-11-05"`); undefined while it is not connected.
+   */
+  protocol(server: string): string | undefined;
   /** Closes every connection and ends every stdio server's process. Safe to call more than once. */
   close(): Promise<void>;
 }
@@ -106,6 +111,7 @@ export async function mcpTools(servers: McpServers, options: McpToolsOptions = {
   return {
     tools,
     servers: () => Object.keys(servers).map((name) => ({ name, tools: byServer.get(name)?.length ?? 0 })),
+    protocol: (server) => connections.find((c) => c.server === server)?.protocolVersion,
     close: () => (closing ??= Promise.all(connections.map((c) => c.close())).then(() => undefined)),
   };
 }
