@@ -72,10 +72,12 @@ describe("MCP over Streamable HTTP", () => {
       { text: "done" },
     ]);
     const { events } = await collect(query("go", { model, tools: handle.tools, cwd }));
-    const contents = events.flatMap((e) => (e.type === "tool_result" ? [e.result.content] : []));
+    // Parallel calls report in the order they finish, so each result is found by its call's name.
+    const contents = new Map(events.flatMap((e) => (e.type === "tool_result" ? [[e.call.name, e.result.content] as const] : [])));
+    expect(contents.size).toBe(2);
     // "40" reaches the server as 40: the engine's validator coerced it before the call.
-    expect(contents[0]).toMatch(/42/);
-    expect(contents[1]).toBe("Echo: over http");
+    expect(contents.get("mcp__every__get-sum")).toMatch(/42/);
+    expect(contents.get("mcp__every__echo")).toBe("Echo: over http");
   }, 60_000);
 
   it("follows pagination, sends the configured headers, and leaves out only the tool whose schema does not compile", async () => {
