@@ -16,6 +16,7 @@ export const ENTRIES = {
   "debug/index": "debug/index.ts",
   "inspect/index": "inspect/index.ts",
   "dbos/index": "dbos/index.ts",
+  "server/index": "server/index.ts",
   "cli/main": "cli/main.ts",
   // For bench/ and test/ only.
   query: "query.ts",
