@@ -108,7 +108,8 @@ class AgUiState {
         yield* this.close();
         yield this.snapshot();
         if (event.reason === "user_abort") return yield this.event("RUN_FINISHED", { threadId: this.options.threadId, runId: this.options.runId, outcome: { type: "cancelled" } });
-        if (event.reason !== "final_answer" && event.error) return yield this.event("RUN_ERROR", { code: event.error.code, message: event.error.message });
+        // A denial the person chose ends the run as they wanted: not a failure.
+        if (event.reason !== "final_answer" && event.reason !== "permission_denied" && event.error) return yield this.event("RUN_ERROR", { code: event.error.code, message: event.error.message });
         return yield this.event("RUN_FINISHED", { threadId: this.options.threadId, runId: this.options.runId, result: { reason: event.reason, turns: event.turns, toolCalls: event.toolCalls }, outcome: { type: "success" } });
       default:
         return;

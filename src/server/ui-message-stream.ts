@@ -82,7 +82,11 @@ class UIChunker {
   private readonly asked = new Set<string>();
 
   constructor(private readonly options: UIMessageStreamOptions) {
-    for (const id of options.knownCalls ?? []) this.shown.add(id);
+    // The calls the client answered were asked about: a result without a start is their denial.
+    for (const id of options.knownCalls ?? []) {
+      this.shown.add(id);
+      this.asked.add(id);
+    }
   }
 
   *chunksOf(event: AgentEvent): Generator<UIMessageChunk> {
@@ -135,7 +139,8 @@ class UIChunker {
       case "turn_end":
         yield* this.close();
         if (event.reason === "user_abort") return yield { type: "abort", reason: event.error?.message ?? "the run was aborted" };
-        if (event.error && event.reason !== "final_answer") yield { type: "error", errorText: `${event.error.code}: ${event.error.message}` };
+        // A denial the person chose is shown by its tool part (output-denied), not as the chat's error.
+        if (event.error && event.reason !== "final_answer" && event.reason !== "permission_denied") yield { type: "error", errorText: `${event.error.code}: ${event.error.message}` };
         return yield { type: "finish", finishReason: finishReasonOf(event.reason) };
       default:
         return;
@@ -175,7 +180,7 @@ class UIChunker {
 }
 
 function finishReasonOf(reason: string): "stop" | "length" | "error" | "other" {
-  if (reason === "final_answer") return "stop";
+  if (reason === "final_answer" || reason === "permission_denied") return "stop";
   if (reason === "max_turns" || reason === "max_tool_calls" || reason === "timeout") return "length";
   if (reason === "model_error" || reason === "tool_error") return "error";
   return "other";
