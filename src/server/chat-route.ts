@@ -1,11 +1,10 @@
-import type { AgentEvent } from "../events.js";
 import type { PermissionAnswer } from "../permissions/types.js";
 import { HttpProblem, objectOf, readJson, SSE_HEADERS } from "./http-guard.js";
 import type { RunLog } from "./run-log.js";
 import { bad, narrowed, sessionIdOf } from "./run-request.js";
 import type { RouteContext } from "./serve.js";
 import { streamResponse } from "./sse.js";
-import { uiChunks, uiMessageSse, UI_MESSAGE_STREAM_HEADERS } from "./ui-message-stream.js";
+import { uiChunks, uiMessageSse, UI_MESSAGE_STREAM_HEADERS, type UIMessageStreamOptions } from "./ui-message-stream.js";
 
 interface UIPart {
   type?: unknown;
@@ -63,21 +62,20 @@ async function approve(context: RouteContext, sessionId: string, last: UIMessage
 }
 
 /**
- * `GET /api/chat/:id/stream` (`useChat({ resume: true })` after a reload): the chat's running run from the start of its
- * current part (after its last approval), or 204 when nothing runs.
+ * `GET /api/chat/:id/stream` (`useChat({ resume: true })` after a reload): the chat's running run replayed from its
+ * start (its answered approvals included) and then live, or 204 when nothing runs.
  */
 export async function chatStreamRoute(context: RouteContext, id: string): Promise<Response> {
   const sessionId = sessionIdOf(id, "the chat id in /api/chat/:id/stream");
   const log = (await context.runner.runsOf(sessionId)).findLast((l) => l.status === "running");
   if (!log) return new Response(null, { status: 204, headers: { "Cache-Control": "no-store" } });
-  const from = log.events.findLastIndex((e) => e.type === "suspended") + 1;
-  const known = from > 0 ? (log.events[from - 1] as Extract<AgentEvent, { type: "suspended" }>).pending.map((c) => c.callId) : [];
-  return uiResponse(log, from, { messageId: `${log.runId}-${from + 1}`, knownCalls: known });
+  const answered = log.events.filter((e) => e.type === "suspended").length;
+  return uiResponse(log, 0, { messageId: `${log.runId}-1`, answered });
 }
 
-function uiResponse(log: RunLog, from: number, options: { messageId?: string; knownCalls?: string[] }): Response {
+function uiResponse(log: RunLog, from: number, options: UIMessageStreamOptions): Response {
   return streamResponse(
-    (signal) => uiMessageSse(uiChunks(log.part(from, signal), options)),
+    (signal) => uiMessageSse(uiChunks(log.part(from, signal, options.answered), options)),
     { ...SSE_HEADERS, ...UI_MESSAGE_STREAM_HEADERS },
   );
 }

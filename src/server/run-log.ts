@@ -113,11 +113,13 @@ export class RunLog {
   }
 
   /**
-   * The events from `from` up to the run's end or its next question (a chat's or an AG-UI run's part of it). A run
+   * The events from `from` up to the run's end or its next unanswered question (a chat's or an AG-UI run's part of it). A run
    * that failed without its last event makes it throw its error.
    */
-  async *part(from: number, signal: AbortSignal): AsyncGenerator<AgentEvent, void, undefined> {
-    for await (const [, event] of this.read(from, signal, (e) => e.type === "suspended")) yield event;
+  async *part(from: number, signal: AbortSignal, answered = 0): AsyncGenerator<AgentEvent, void, undefined> {
+    // The first `answered` questions were answered already (a replay from the start): the part goes on past them.
+    let questions = 0;
+    for await (const [, event] of this.read(from, signal, (e) => e.type === "suspended" && ++questions > answered)) yield event;
     if (this.failure && !signal.aborted) throw new Error(`${this.failure.code}: ${this.failure.message}`);
   }
 

@@ -31,6 +31,11 @@ export interface UIMessageStreamOptions {
   messageId?: string;
   /** Tool calls the client already has (the calls it approved): their input is not sent again. */
   knownCalls?: readonly string[];
+  /**
+   * How many of the run's `suspended` events were answered already: each shows its approval requests and the stream
+   * goes on past it (a client that reconnects gets the run replayed from its start).
+   */
+  answered?: number;
 }
 
 /**
@@ -63,7 +68,13 @@ export function toUIMessageStream(run: AsyncIterable<AgentEvent>, options: UIMes
 export async function* uiChunks(run: AsyncIterable<AgentEvent>, options: UIMessageStreamOptions = {}): AsyncGenerator<UIMessageChunk, void, undefined> {
   const encoder = new UIChunker(options);
   yield { type: "start", ...(options.messageId !== undefined ? { messageId: options.messageId } : {}) };
+  let passed = 0;
   for await (const event of run) {
+    if (event.type === "suspended" && passed < (options.answered ?? 0)) {
+      passed += 1;
+      yield* encoder.approvals(event);
+      continue;
+    }
     yield* encoder.chunksOf(event);
     if (event.type === "turn_end" || event.type === "suspended") return;
   }
@@ -129,11 +140,7 @@ class UIChunker {
         return yield { type: "tool-output-error", toolCallId: id, errorText: event.result.content };
       }
       case "suspended":
-        yield* this.close(false);
-        for (const call of event.pending) {
-          yield* this.input({ id: call.callId, name: call.name, input: call.input, sessionId: event.sessionId });
-          yield { type: "tool-approval-request", approvalId: call.callId, toolCallId: call.callId };
-        }
+        yield* this.approvals(event);
         yield* this.close();
         return yield { type: "finish", finishReason: "tool-calls" };
       case "turn_end":
@@ -144,6 +151,16 @@ class UIChunker {
         return yield { type: "finish", finishReason: finishReasonOf(event.reason) };
       default:
         return;
+    }
+  }
+
+  /** The approval requests of a suspension: each pending call's input (once) and its request. */
+  *approvals(event: Extract<AgentEvent, { type: "suspended" }>): Generator<UIMessageChunk> {
+    yield* this.close(false);
+    for (const call of event.pending) {
+      this.asked.add(call.callId);
+      yield* this.input({ id: call.callId, name: call.name, input: call.input, sessionId: event.sessionId });
+      yield { type: "tool-approval-request", approvalId: call.callId, toolCallId: call.callId };
     }
   }
 
