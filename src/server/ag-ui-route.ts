@@ -32,7 +32,11 @@ export async function agUiRoute(context: RouteContext): Promise<Response> {
   }
   const last = input.messages[input.messages.length - 1] as { role?: unknown; content?: unknown } | undefined;
   if (!last || last.role !== "user") throw bad("POST /ag-ui: the last message must be the user's (the run's input), or send resume entries answering the interrupts");
-  const text = typeof last.content === "string" ? last.content : Array.isArray(last.content) ? (last.content as Array<{ type?: unknown; text?: unknown }>).filter((p) => p.type === "text" && typeof p.text === "string").map((p) => p.text).join("\n") : "";
+  const content = last.content;
+  const parts = Array.isArray(content) ? (content as Array<{ type?: unknown; text?: unknown }>) : [];
+  const other = parts.find((p) => p.type !== "text");
+  if (other) throw bad(`POST /ag-ui: the last user message has a ${JSON.stringify(other.type)} part; this server takes text only`);
+  const text = typeof content === "string" ? content : parts.map((p) => (typeof p.text === "string" ? p.text : "")).join("\n");
   if (text.trim() === "") throw bad("POST /ag-ui: the last user message has no text");
   const { options, permissions } = narrowed({}, context.settings, "POST /ag-ui");
   const log = await context.runner.start({ input: text, sessionId: threadId, options, permissions });

@@ -35,6 +35,8 @@ export async function chatRoute(context: RouteContext): Promise<Response> {
   if (last.role === "assistant") return approve(context, sessionId, last, parts);
   if (last.role !== "user") throw bad(`POST /api/chat: the last message must be the user's (a new message) or the assistant's with approval responses, got role ${JSON.stringify(last.role)}`);
   // The session keeps the conversation: only the new message's text is the run's input.
+  const other = parts.find((p) => p.type !== "text");
+  if (other) throw bad(`POST /api/chat: the last user message has a ${JSON.stringify(other.type)} part; this server takes text only (send the message's text)`);
   const input = parts
     .filter((p) => p.type === "text" && typeof p.text === "string")
     .map((p) => p.text as string)

@@ -70,7 +70,7 @@ describeWithBrowser("examples/web-chat against statecraft serve", () => {
     await expect.poll(() => write.getAttribute("data-state"), WAIT).toBe("approval-requested");
     expect(await write.locator(".input").textContent()).toContain("hi from the browser");
     await expect.poll(() => write.getByRole("button", { name: "Deny" }).isVisible(), WAIT).toBe(true);
-    await page.screenshot({ path: join(import.meta.dirname, "..", "..", "docs", "images", "server-web-chat.png") });
+    await page.locator("main").screenshot({ path: join(import.meta.dirname, "..", "..", "docs", "server-web-chat.png") });
 
     await write.getByRole("button", { name: "Approve" }).click();
     await expect.poll(() => write.getAttribute("data-state"), WAIT).toBe("output-available");

@@ -94,7 +94,8 @@ describe("POST /api/chat speaks the AI SDK UI message stream", () => {
       [{ messages: [user("x")] }, /id \(the chat id/],
       [{ id: "c", messages: [] }, /messages must be/],
       [{ id: "c", messages: [{ role: "user", content: "old format" }] }, /no parts array/],
-      [{ id: "c", messages: [{ id: "m", role: "user", parts: [{ type: "file", url: "x" }] }] }, /no text part/],
+      [{ id: "c", messages: [{ id: "m", role: "user", parts: [{ type: "text", text: "look" }, { type: "file", url: "x" }] }] }, /has a "file" part; this server takes text only/],
+      [{ id: "c", messages: [{ id: "m", role: "user", parts: [] }] }, /no text part/],
       [{ id: "c", messages: [{ id: "m", role: "assistant", parts: [{ type: "text", text: "x" }] }] }, /answers no approval/],
     ];
     for (const [body, message] of cases) {
