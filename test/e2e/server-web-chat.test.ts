@@ -1,9 +1,9 @@
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { build, preview, type PreviewServer } from "vite";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { startCli, type CliProcess } from "../cli/helpers/cli-process.js";
-import { BROWSER_TEST_TIMEOUT, foreignRequests, openBrowser, WAIT, type Browser, describeWithBrowser } from "../inspect/support/browser.js";
+import { ARTIFACTS, BROWSER_TEST_TIMEOUT, foreignRequests, openBrowser, WAIT, type Browser, describeWithBrowser } from "../inspect/support/browser.js";
 import { removeDir, tempDir } from "../support/engine.js";
 
 /*
@@ -70,7 +70,11 @@ describeWithBrowser("examples/web-chat against statecraft serve", () => {
     await expect.poll(() => write.getAttribute("data-state"), WAIT).toBe("approval-requested");
     expect(await write.locator(".input").textContent()).toContain("hi from the browser");
     await expect.poll(() => write.getByRole("button", { name: "Deny" }).isVisible(), WAIT).toBe(true);
-    await page.locator("main").screenshot({ path: join(import.meta.dirname, "..", "..", "docs", "server-web-chat.png") });
+    // The picture in docs/server.md: kept with the test's artifacts, copied into docs/ with UPDATE_DOCS_SCREENSHOT=1.
+    mkdirSync(ARTIFACTS, { recursive: true });
+    const shot = join(ARTIFACTS, "server-web-chat.png");
+    await page.locator("main").screenshot({ path: shot });
+    if (process.env.UPDATE_DOCS_SCREENSHOT === "1") copyFileSync(shot, join(process.cwd(), "docs", "server-web-chat.png"));
 
     await write.getByRole("button", { name: "Approve" }).click();
     await expect.poll(() => write.getAttribute("data-state"), WAIT).toBe("output-available");
