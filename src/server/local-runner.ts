@@ -8,6 +8,8 @@ import type { PermissionAnswer } from "../permissions/types.js";
 import { prepare, startRun, type QueryRun } from "../query.js";
 import { resume } from "../resume.js";
 import { processMemoryStore } from "../durable/memory-store.js";
+import type { StoredRun } from "../durable/run-store.js";
+import { placeOf } from "../store-option.js";
 import { loadTranscript, transcriptFromLines, transcriptPath } from "../record/transcript.js";
 import type { AnyTool } from "../tools/define-tool.js";
 import { existsSync } from "node:fs";
@@ -48,9 +50,29 @@ export function localRunner(options: LocalRunnerOptions): Runner {
     });
   };
   const busy = (sessionId: string) => (bySession.get(sessionId) ?? []).find((log) => !log.ended);
+  const add = (log: RunLog) => {
+    logs.set(log.runId, log);
+    bySession.set(log.sessionId, [...(bySession.get(log.sessionId) ?? []), log]);
+  };
+  const runs = placeOf({ store: options.store }, cwd).runs;
+  /**
+   * A run suspended in the run store that this process did not start (the server was restarted): its log starts at
+   * its `suspended` event, and an answer resumes it as any other.
+   */
+  const restored = (stored: StoredRun | undefined): RunLog | undefined => {
+    if (!stored || stored.status !== "suspended") return undefined;
+    const known = logs.get(stored.runId);
+    if (known) return known;
+    const log = new RunLog(stored.runId, stored.sessionId, stored.settings.userInput);
+    log.push({ type: "suspended", sessionId: stored.sessionId, runId: stored.runId, pending: stored.pending });
+    add(log);
+    return log;
+  };
+  const storedOf = async (sessionId: string) => (bySession.get(sessionId)?.some((log) => !log.ended) ? undefined : restored(await runs.load(sessionId)));
 
   return {
     async start(request: StartRequest) {
+      await storedOf(request.sessionId);
       const other = busy(request.sessionId);
       if (other) {
         const why = other.status === "suspended" ? `waits for answers to ${other.pending?.map((c) => c.callId).join(", ")} (POST /runs/${other.runId}/answers)` : "is running";
@@ -62,21 +84,18 @@ export function localRunner(options: LocalRunnerOptions): Runner {
       // The run's id is the engine's own (its trace lines and suspended event carry it).
       prepared.input.runId = runId;
       const log = new RunLog(runId, request.sessionId, request.input);
-      const list = bySession.get(request.sessionId) ?? [];
-      list.push(log);
-      bySession.set(request.sessionId, list);
-      logs.set(runId, log);
+      add(log);
       try {
         await follow(log, startRun(prepared, queryOptions));
       } catch (error) {
         logs.delete(runId);
-        list.splice(list.indexOf(log), 1);
+        bySession.set(request.sessionId, (bySession.get(request.sessionId) ?? []).filter((l) => l !== log));
         throw error;
       }
       return log;
     },
     async find(runId) {
-      return logs.get(runId);
+      return logs.get(runId) ?? restored((await runs.list()).find((stored) => stored.runId === runId));
     },
     async answer(log, answers, answeredBy) {
       if (log.status !== "suspended" || live.has(log.runId)) throw notSuspended(log);
@@ -95,6 +114,7 @@ export function localRunner(options: LocalRunnerOptions): Runner {
       await follow(log, resumed);
     },
     async runsOf(sessionId) {
+      await storedOf(sessionId);
       return [...(bySession.get(sessionId) ?? [])];
     },
     async messages(sessionId) {

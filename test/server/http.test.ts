@@ -283,6 +283,23 @@ describe("approvals over HTTP (file store)", () => {
     expect(existsSync(join(cwd, "notes.txt"))).toBe(false);
   });
 
+  it("a question outlives the server: a new server on the folder lists the suspended run and its answer resumes it", async () => {
+    await start([writeStep]);
+    const { runId, sessionId } = await startRun({ input: "write", sessionId: "restart-1" });
+    const asked = await readUntil(await call(base, `/runs/${runId}/events`), (m) => (JSON.parse(m.data) as AgentEvent).type === "suspended");
+    const callId = (JSON.parse(asked.at(-1)!.data) as Extract<AgentEvent, { type: "suspended" }>).pending[0]!.callId;
+    await server!.close();
+    await start([{ text: "Written after the restart." }]);
+    const listed = (await (await call(base, `/runs?sessionId=${sessionId}`)).json()) as { runs: Array<{ runId: string; status: string; input: string }> };
+    expect(listed.runs).toEqual([expect.objectContaining({ runId, status: "suspended", input: "write" })]);
+    expect((await call(base, "/runs", { body: { input: "other", sessionId } })).status).toBe(409);
+    expect((await call(base, `/runs/${runId}/answers`, { body: { answers: { [callId]: "allow" } } })).status).toBe(202);
+    const events = await allEvents(runId);
+    expect(events[0]!.event).toMatchObject({ type: "suspended", runId });
+    expect(events.at(-1)!.event).toMatchObject({ type: "turn_end", reason: "final_answer" });
+    expect(readFileSync(join(cwd, "notes.txt"), "utf8")).toBe("approved over HTTP\n");
+  });
+
   it("a request's narrower mode applies: plan denies the write without asking", async () => {
     await start([writeStep, { text: "Could not write." }]);
     const { runId } = await startRun({ input: "write", options: { permissions: { mode: "plan" }, maxTurns: 3 } });
