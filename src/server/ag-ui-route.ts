@@ -39,8 +39,20 @@ export async function agUiRoute(context: RouteContext): Promise<Response> {
   const text = typeof content === "string" ? content : parts.map((p) => (typeof p.text === "string" ? p.text : "")).join("\n");
   if (text.trim() === "") throw bad("POST /ag-ui: the last user message has no text");
   const { options, permissions } = narrowed({}, context.settings, "POST /ag-ui");
-  const log = await context.runner.start({ input: text, sessionId: threadId, options, permissions });
+  const log = await context.runner.start({ input: withContext(text, input.context), sessionId: threadId, options, permissions });
   return agUiResponse(log, 0, { threadId, runId, input });
+}
+
+/** The input's `context` entries (ambient information for the run), given to the model after the message. */
+function withContext(text: string, context: unknown): string {
+  if (context === undefined || (Array.isArray(context) && context.length === 0)) return text;
+  if (!Array.isArray(context)) throw bad("POST /ag-ui: context must be an array of { description, value }");
+  const lines = context.map((entry: unknown, i) => {
+    const e = objectOf(entry, `POST /ag-ui: context[${i}]`);
+    if (typeof e.description !== "string" || typeof e.value !== "string") throw bad(`POST /ag-ui: context[${i}] must be { description: string, value: string }`);
+    return `- ${e.description}: ${e.value}`;
+  });
+  return `${text}\n\nContext:\n${lines.join("\n")}`;
 }
 
 function answersOf(resume: unknown): Record<string, PermissionAnswer> {

@@ -8,7 +8,14 @@ import { Readable } from "node:stream";
 export function nodeHandler(fetchHandler: (request: Request) => Promise<Response>): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
     void (async () => {
-      const request = requestOf(req);
+      let request: Request;
+      try {
+        request = requestOf(req);
+      } catch (error) {
+        // A Host or path no URL can be made of.
+        res.writeHead(400, { "Content-Type": "application/json; charset=utf-8" });
+        return void res.end(JSON.stringify({ error: { code: "INVALID_REQUEST", message: `the request's Host or path is not valid: ${(error as Error).message}` } }));
+      }
       const response = await fetchHandler(request);
       const headers: Record<string, string[] | string> = {};
       response.headers.forEach((value, key) => {

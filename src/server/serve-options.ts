@@ -57,6 +57,9 @@ export function checkServeOptions(options: ServeOptions): { origins: string[]; h
   if (options.database !== undefined && options.store === "memory") throw fail('options.store "memory" and options.database both say where runs are kept; give one');
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes < 1) throw fail(`options.maxBodyBytes must be a whole number of bytes >= 1, got ${JSON.stringify(options.maxBodyBytes)}`);
+  if (options.runOptions !== undefined && (options.runOptions === null || typeof options.runOptions !== "object" || "permissions" in options.runOptions)) {
+    throw fail("options.runOptions must be an object of limits (maxTurns, maxToolCalls, timeoutMs, systemPrompt, …); the permissions are options.permissions");
+  }
   if (options.runOptions !== undefined) checkRunOptions(options.runOptions as Record<string, unknown>, "serve()");
   const hosts = options.hosts ?? [];
   if (!Array.isArray(hosts) || !hosts.every((h) => typeof h === "string" && h !== "" && !/[\s/]/.test(h))) throw fail('options.hosts must be a list of Host header values such as ["agent.example.com", "10.0.0.5:8787"]');

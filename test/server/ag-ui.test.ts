@@ -76,6 +76,18 @@ describe("POST /ag-ui speaks AG-UI 1.0, read by @ag-ui/client's HttpAgent", () =
     expect(a.pendingInterrupts).toEqual([]);
   });
 
+  it("the input's context entries reach the model after the message; a malformed one is a 400", async () => {
+    const model = scriptedModel([{ text: "Noted." }]);
+    server = serve({ model, cwd, token: TOKEN, store: "memory" });
+    base = (await server.listen(0)).url;
+    const { failed } = await runOnce(agent("thread-ctx", "where am I?"), { runId: "run-ctx", context: [{ description: "page", value: "/checkout" }] });
+    expect(failed).toBeUndefined();
+    const sent = model.requests[0]!.messages.at(-1) as { role: string; content: string };
+    expect(sent).toMatchObject({ role: "user", content: "where am I?\n\nContext:\n- page: /checkout" });
+    const bad = await call(base, "/ag-ui", { body: { threadId: "t", runId: "r", messages: [{ id: "1", role: "user", content: "x" }], context: [{ description: 1 }] } });
+    expect(bad.status).toBe(400);
+  });
+
   it("a failed run is RUN_ERROR; bad input is a 400", async () => {
     await start([{ error: { status: 400, message: "the model refused the request" } }]);
     const { events } = await runOnce(agent("thread-3", "hi"), { runId: "run-x" });
