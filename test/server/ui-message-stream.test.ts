@@ -6,7 +6,7 @@ import { builtinTools, query, scriptedModel } from "../../src/index.js";
 import type { ScriptStep } from "../../src/models/scripted.js";
 import { serve, toUIMessageStream, type StatecraftServer } from "../../src/server/index.js";
 import { removeDir, tempDir } from "../support/engine.js";
-import { call, TOKEN } from "./helpers.js";
+import { call, gate, TOKEN } from "./helpers.js";
 
 let cwd: string;
 let server: StatecraftServer | undefined;
@@ -86,6 +86,32 @@ describe("POST /api/chat speaks the AI SDK UI message stream", () => {
     const done = await lastMessage(await transport().sendMessages({ chatId: "chat-c", messages: [user("write b.txt"), denied], trigger: "submit-message", messageId: undefined, abortSignal: undefined }), denied);
     expect(done.parts.find((p) => p.type === "tool-write_file")).toMatchObject({ state: "output-denied" });
     expect(existsSync(join(cwd, "b.txt"))).toBe(false);
+  });
+
+  it("a reconnect (useChat resume) replays the running run from its start, its answered approval included, then goes on live", async () => {
+    const held = gate();
+    server = serve({ model: scriptedModel([{ toolCalls: [{ name: "write_file", input: { path: "r.txt", content: "r\n" } }] }, { toolCalls: [{ name: "wait_gate", input: {} }] }, { text: "All done." }]), tools: [...builtinTools(), held.tool], cwd, token: TOKEN });
+    base = (await server.listen(0)).url;
+    const asked = await lastMessage(await transport().sendMessages({ chatId: "chat-r", messages: [user("go")], trigger: "submit-message", messageId: undefined, abortSignal: undefined }));
+    const approved: UIMessage = structuredClone(asked);
+    const part = approved.parts.find((p) => p.type === "tool-write_file") as unknown as Record<string, unknown>;
+    part.state = "approval-responded";
+    part.approval = { id: (part.approval as { id: string }).id, approved: true };
+    // The continuation's stream is left unread, as by a page that reloads.
+    const abandoned = new AbortController();
+    await transport().sendMessages({ chatId: "chat-r", messages: [user("go"), approved], trigger: "submit-message", messageId: undefined, abortSignal: abandoned.signal });
+    const resumed = await transport().reconnectToStream({ chatId: "chat-r" });
+    expect(resumed).not.toBeNull();
+    abandoned.abort();
+    const reading = lastMessage(resumed!);
+    held.open();
+    const message = await reading;
+    expect(message.parts.filter((p) => p.type !== "step-start").map((p) => [p.type, (p as { state?: string }).state])).toEqual([
+      ["tool-write_file", "output-available"],
+      ["tool-wait_gate", "output-available"],
+      ["text", "done"],
+    ]);
+    expect(readFileSync(join(cwd, "r.txt"), "utf8")).toBe("r\n");
   });
 
   it("bad chat requests are 400s naming what is wrong; a reconnect with nothing running is 204", async () => {
