@@ -24,6 +24,7 @@ export interface LocalRunnerOptions {
   tools: readonly AnyTool[];
   cwd: string;
   store: "file" | "memory";
+  traceFile?: string | false;
   logger?: Logger;
 }
 
@@ -43,6 +44,8 @@ export function localRunner(options: LocalRunnerOptions): Runner {
     store: options.store,
     ...(options.logger ? { logger: options.logger } : {}),
   });
+  // A new run's trace file (a resumed run keeps the one it recorded).
+  const trace: Pick<QueryOptions, "traceFile"> = options.traceFile !== undefined ? { traceFile: options.traceFile } : {};
   const follow = async (log: RunLog, run: QueryRun) => {
     live.set(log.runId, run);
     await pump(run, log, () => {
@@ -79,7 +82,7 @@ export function localRunner(options: LocalRunnerOptions): Runner {
         throw new HttpProblem(409, "SESSION_BUSY", `session ${request.sessionId} has run ${other.runId} that ${why}; wait for it to end, answer it, or abort it (POST /runs/${other.runId}/abort)`);
       }
       const runId = randomUUID();
-      const queryOptions: QueryOptions = { ...base(), ...request.options, sessionId: request.sessionId, permissions: { ...request.permissions, whenUnanswered: "suspend" } };
+      const queryOptions: QueryOptions = { ...base(), ...trace, ...request.options, sessionId: request.sessionId, permissions: { ...request.permissions, whenUnanswered: "suspend" } };
       const prepared = prepare(request.input, queryOptions);
       // The run's id is the engine's own (its trace lines and suspended event carry it).
       prepared.input.runId = runId;

@@ -24,6 +24,8 @@ export interface ServeOptions {
   runOptions?: Omit<RunOptions, "permissions">;
   /** The bearer token every request must carry (`Authorization: Bearer <token>`); at least 16 characters. */
   token: string;
+  /** The runs' trace file (default `<cwd>/.agent/trace.jsonl`; false: none). With `database` the trace is the database's. */
+  traceFile?: string | false;
   /** `"file"` (default): runs kept under `<cwd>/.agent/`; `"memory"`: nothing written, kept while the process lives. */
   store?: "file" | "memory";
   /**
@@ -41,7 +43,7 @@ export interface ServeOptions {
 }
 
 export const DEFAULT_MAX_BODY_BYTES = 1_048_576;
-const OPTION_NAMES = ["model", "tools", "cwd", "permissions", "runOptions", "token", "store", "database", "hosts", "allowOrigins", "maxBodyBytes", "logger"];
+const OPTION_NAMES = ["model", "tools", "cwd", "permissions", "runOptions", "token", "traceFile", "store", "database", "hosts", "allowOrigins", "maxBodyBytes", "logger"];
 
 /** Refuses options that can't work, naming the option and how to fix it. */
 export function checkServeOptions(options: ServeOptions): { origins: string[]; hosts: string[]; maxBodyBytes: number } {
@@ -55,6 +57,8 @@ export function checkServeOptions(options: ServeOptions): { origins: string[]; h
   if (options.store !== undefined && options.store !== "file" && options.store !== "memory") throw fail(`options.store must be "file" or "memory", got ${JSON.stringify(options.store)}`);
   if (options.database !== undefined && (typeof options.database !== "string" || options.database === "")) throw fail("options.database must be a PostgreSQL URL, postgres://user@host:port/db");
   if (options.database !== undefined && options.store === "memory") throw fail('options.store "memory" and options.database both say where runs are kept; give one');
+  if (options.traceFile !== undefined && options.traceFile !== false && (typeof options.traceFile !== "string" || options.traceFile === "")) throw fail("options.traceFile must be a file path or false");
+  if (options.traceFile !== undefined && options.database !== undefined) throw fail("options.traceFile and options.database: runs on the queue write their trace to the database (statecraft trace show --database reads it); drop traceFile");
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes < 1) throw fail(`options.maxBodyBytes must be a whole number of bytes >= 1, got ${JSON.stringify(options.maxBodyBytes)}`);
   if (options.runOptions !== undefined && (options.runOptions === null || typeof options.runOptions !== "object" || "permissions" in options.runOptions)) {

@@ -46,7 +46,7 @@ export function serve(options: ServeOptions): StatecraftServer {
   const runnerOf = () =>
     (runner ??= options.database
       ? import("./dbos-runner.js").then((m) => m.dbosRunner({ database: options.database!, model: options.model, tools: options.tools ?? [], cwd, permissions: settings.permissions, ...(options.logger ? { logger: options.logger } : {}) }))
-      : Promise.resolve(localRunner({ model: options.model, tools: options.tools ?? [], cwd, store: options.store ?? "file", ...(options.logger ? { logger: options.logger } : {}) })));
+      : Promise.resolve(localRunner({ model: options.model, tools: options.tools ?? [], cwd, store: options.store ?? "file", ...(options.traceFile !== undefined ? { traceFile: options.traceFile } : {}), ...(options.logger ? { logger: options.logger } : {}) })));
 
   const fetchHandler = async (request: Request): Promise<Response> => {
     const cors = corsHeaders(request, checked.origins);

@@ -223,6 +223,14 @@ describe("runs and their events", () => {
     expect(events.at(-1)!.event).toMatchObject({ type: "turn_end", reason: "user_abort" });
   });
 
+  it("the server's traceFile is where its runs' traces go", async () => {
+    await start([{ text: "traced" }], { traceFile: join(cwd, "served-trace.jsonl") });
+    const { runId } = await startRun({ input: "hi" });
+    await allEvents(runId);
+    expect(readFileSync(join(cwd, "served-trace.jsonl"), "utf8")).toMatch(/"kind":"state","state":"done"/);
+    expect(existsSync(join(cwd, ".agent", "trace.jsonl"))).toBe(false);
+  });
+
   it("the fetch handler serves the same routes without a Node server", async () => {
     server = serve({ model: scriptedModel([{ text: "fetched" }]), cwd, token: TOKEN, store: "memory" });
     const started = await server.fetch(new Request("http://127.0.0.1/runs", { method: "POST", headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" }, body: JSON.stringify({ input: "hi" }) }));

@@ -17,6 +17,7 @@ describe("serve() refuses options that can't work, naming them", () => {
     ["permissions in runOptions", { model, token: TOKEN, runOptions: { permissions: { mode: "plan" } } }, /the permissions are options\.permissions/],
     ["a bad limit", { model, token: TOKEN, runOptions: { maxTurns: -1 } }, /maxTurns must be a number/],
     ["a wildcard origin", { model, token: TOKEN, allowOrigins: ["http://*.example.com"] }, /wildcard/],
+    ["a trace file with a database", { model, token: TOKEN, traceFile: "t.jsonl", database: "postgres://x@127.0.0.1/db" }, /drop traceFile/],
     ["a host with a path", { model, token: TOKEN, hosts: ["example.com/x"] }, /options\.hosts must be a list of Host header values/],
   ];
   for (const [name, options, message] of cases) {

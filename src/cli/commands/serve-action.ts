@@ -27,6 +27,7 @@ export async function serveAction(flags: ServeFlags, context: CliContext): Promi
   const output = setupOutput(io, flags);
   const token = tokenOf(flags);
   const database = flags.database;
+  if (database !== undefined && flags.trace !== undefined) throw new UsageError("--trace and --no-trace go without --database: runs on the queue write their trace to the database (statecraft trace show --database reads it).");
   const prepared = await prepareAgent(flags, io, output.logger);
   try {
     const { params } = prepared;
@@ -49,7 +50,7 @@ export async function serveAction(flags: ServeFlags, context: CliContext): Promi
             ...(params.timeoutMs !== undefined ? { timeoutMs: params.timeoutMs } : {}),
             ...(params.systemPrompt !== undefined ? { systemPrompt: params.systemPrompt } : {}),
           },
-          ...(database ? { database } : {}),
+          ...(database ? { database } : params.traceFile !== undefined ? { traceFile: params.traceFile } : {}),
           hosts: named,
           allowOrigins: flags.allowOrigin ?? [],
           ...(flags.maxBodyBytes !== undefined ? { maxBodyBytes: flags.maxBodyBytes } : {}),

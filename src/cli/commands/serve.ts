@@ -1,7 +1,7 @@
 import { InvalidArgumentError, type Command } from "commander";
 import { checkAllowOrigin } from "../../inspect/origins.js";
 import type { CliCommand, CliContext } from "../context.js";
-import { addRunFlags, parsePort } from "../run-flags.js";
+import { addMcpFlag, addRunFlags, parsePort } from "../run-flags.js";
 import type { ServeFlags } from "./serve-action.js";
 
 /**
@@ -12,7 +12,7 @@ export const serveCommand: CliCommand = {
   name: "serve",
   register(program: Command, context: CliContext) {
     const command = program.command("serve").description("serve agent runs over HTTP (runs with resumable SSE, approvals, the AI SDK UI stream, AG-UI) in --cwd, until Ctrl-C");
-    addRunFlags(command)
+    addMcpFlag(addRunFlags(command))
       .option("--port <n>", "port to listen on (default 8787; 0: a free one)", parsePort)
       .option("--host <host>", "address to listen on (default 127.0.0.1); another needs its name answered: --allow-host")
       .option("--database <url>", "run on the statecraft/dbos queue of this PostgreSQL (a worker in this process; others may join)")
