@@ -164,6 +164,11 @@ describe("docs", () => {
     expect(runExample(resumed!).trim()).toBe("resumed: final_answer");
   });
 
+  it("docs/server.md's example runs as written: a run started over HTTP, its events read as Server-Sent Events", () => {
+    const [example] = examples("docs/server.md");
+    expect(runExample(example!).trim().split("\n")).toEqual(["Hello over HTTP.", "turn_end final_answer"]);
+  });
+
   it("docs/permissions.md's first example runs as written: the question answered y on stdin, a deny rule's refusal", async () => {
     const [example] = examples("docs/permissions.md");
     const out = await runAnswering(example!, "allow? [y/N/a(lways)] ", "y\n");

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const root = join(import.meta.dirname, "..", "..");
-const ENTRIES = ["statecraft", "statecraft/trace", "statecraft/inspect", "statecraft/mcp-server"] as const;
+const ENTRIES = ["statecraft", "statecraft/trace", "statecraft/inspect", "statecraft/mcp-server", "statecraft/server"] as const;
 type Entry = (typeof ENTRIES)[number];
 
 /** The names docs/architecture.md's entry-point table gives each entry (its backticked names after the entry). */
@@ -50,7 +50,7 @@ afterAll(() => rmSync(project, { recursive: true, force: true }));
 describe("entry points", () => {
   it("package.json exports each entry with types and import conditions pointing at built files", () => {
     const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
-    for (const [key, entry] of [[".", "statecraft"], ["./trace", "statecraft/trace"], ["./inspect", "statecraft/inspect"], ["./mcp-server", "statecraft/mcp-server"]]) {
+    for (const [key, entry] of [[".", "statecraft"], ["./trace", "statecraft/trace"], ["./inspect", "statecraft/inspect"], ["./mcp-server", "statecraft/mcp-server"], ["./server", "statecraft/server"]]) {
       const conditions = pkg.exports[key];
       expect(conditions, `package.json "exports" has no "${key}" (${entry})`).toBeDefined();
       expect(existsSync(join(root, conditions.types)), `${entry}: types file ${conditions.types} is not built`).toBe(true);
@@ -73,6 +73,7 @@ describe("entry points", () => {
     expect(documented["statecraft/trace"]).toContain("replay");
     expect(documented["statecraft/inspect"]).toContain("startInspector");
     expect(documented["statecraft/mcp-server"]).toContain("mcpServer");
+    expect(documented["statecraft/server"]).toContain("serve");
   });
 
   it("the mcp-server entry exports only what it documents, and loads no MCP SDK until mcpServer() is called", () => {

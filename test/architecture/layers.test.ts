@@ -21,6 +21,7 @@ const LAYERS: Array<{ name: string; units: string[] }> = [
   { name: "debugging", units: ["debug"] },
   { name: "mcp server", units: ["mcp-server"] },
   { name: "scale-out", units: ["dbos"] },
+  { name: "server", units: ["server"] },
   { name: "command line", units: ["cli", "demo"] },
   { name: "main entry", units: ["index.ts"] },
 ];

@@ -103,7 +103,7 @@ describe("the packed package, installed", { timeout: 300_000 }, () => {
     // browser scripts and the demo's sample.
     const js = packed.filter((f) => f.startsWith("dist/") && f.endsWith(".js") && !f.startsWith("dist/inspect/page/") && !f.startsWith("dist/demo/sample/"));
     const entries = js.filter((f) => !f.startsWith("dist/chunks/"));
-    expect(entries).toEqual(expect.arrayContaining(["dist/index.js", "dist/debug/index.js", "dist/inspect/index.js", "dist/dbos/index.js", "dist/cli/main.js"]));
+    expect(entries).toEqual(expect.arrayContaining(["dist/index.js", "dist/debug/index.js", "dist/inspect/index.js", "dist/dbos/index.js", "dist/server/index.js", "dist/cli/main.js"]));
     expect(entries.filter((f) => !packed.includes(f.replace(/\.js$/, ".d.ts")))).toEqual([]);
     expect(js.filter((f) => f.startsWith("dist/chunks/")).length).toBeGreaterThan(10);
   });

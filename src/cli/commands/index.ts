@@ -9,6 +9,7 @@ import { runsCommand } from "./runs.js";
 import { traceCommand } from "./trace.js";
 import { trustCommand } from "./trust.js";
 import { answerCommand, enqueueCommand, watchCommand, workerCommand } from "./scale-out.js";
+import { serveCommand } from "./serve.js";
 
 /**
  * The subcommands of `statecraft`, in the order `--help` lists them. A new command is a file in this folder that
@@ -28,4 +29,5 @@ export const COMMANDS: readonly CliCommand[] = [
   answerCommand,
   watchCommand,
   mcpCommand,
+  serveCommand,
 ];
