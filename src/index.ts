@@ -72,6 +72,8 @@ export { agentTool, type AgentToolOptions } from "./agent-tool.js";
 export type { RunInfo } from "./tools/define-tool.js";
 export { openaiModel } from "./models/openai/openai-model.js";
 export type { OpenAIModelOptions, OpenAIEnvironment } from "./models/openai/options.js";
+export { anthropicModel } from "./models/anthropic/anthropic-model.js";
+export type { AnthropicModelOptions, AnthropicEnvironment } from "./models/anthropic/options.js";
 export {
   builtinTools,
   readFileTool,

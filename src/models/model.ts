@@ -8,6 +8,8 @@ export interface Usage {
   cached?: number;
   /** Output tokens spent on reasoning, where the provider says. */
   reasoning?: number;
+  /** Input tokens written to a prompt cache (counted in `input` too), where the provider says (Anthropic). */
+  cacheWrite?: number;
 }
 
 /** Why the model stopped. Unknown values from a server are kept as they are. */
