@@ -1,6 +1,6 @@
 import { AgentError } from "../../errors/agent-error.js";
 import type { Model, ModelCallOptions, ModelRequest, ModelResponse, ModelStreamEvent } from "../model.js";
-import type { retryDelayMs, sleep } from "../openai/index.js";
+import { retryDelayMs, sleep } from "../openai/index.js";
 import { resolveAnthropicConfig, type AnthropicEnvironment, type AnthropicModelOptions, type ResolvedAnthropicConfig } from "./options.js";
 import type { buildRequestBody } from "./request-body.js";
 import type { EarlierSegments } from "./stream-accumulator.js";
@@ -84,9 +84,9 @@ class AnthropicMessagesModel implements Model {
           const suffix = ` (gave up after ${retry + 1} attempt${retry === 0 ? "" : "s"}; maxRetries is ${this.config.maxRetries})`;
           throw withDetails(error, { attempts: retry + 1, partial, suffix });
         }
-        const delayMs = code.retryDelayMs(retry + 1, this.config, retryAfterMs);
+        const delayMs = retryDelayMs(retry + 1, this.config, retryAfterMs);
         yield { type: "retry", attempt: retry + 1, delayMs, error: { code: error.code, message: error.message } };
-        await code.sleep(delayMs, signal).catch(() => throwIfAborted(signal));
+        await sleep(delayMs, signal).catch(() => throwIfAborted(signal));
       }
     }
   }
@@ -96,13 +96,11 @@ class AnthropicMessagesModel implements Model {
 interface RequestCode {
   StreamAttempt: typeof StreamAttempt;
   buildRequestBody: typeof buildRequestBody;
-  retryDelayMs: typeof retryDelayMs;
-  sleep: typeof sleep;
 }
 let requestCode: Promise<RequestCode> | undefined;
 function loadRequestCode(): Promise<RequestCode> {
-  requestCode ??= Promise.all([import("./stream-attempt.js"), import("./request-body.js"), import("../openai/index.js")]).then(
-    ([attempt, body, shared]) => ({ StreamAttempt: attempt.StreamAttempt, buildRequestBody: body.buildRequestBody, retryDelayMs: shared.retryDelayMs, sleep: shared.sleep }),
+  requestCode ??= Promise.all([import("./stream-attempt.js"), import("./request-body.js")]).then(
+    ([attempt, body]) => ({ StreamAttempt: attempt.StreamAttempt, buildRequestBody: body.buildRequestBody }),
     (error: unknown) => {
       requestCode = undefined;
       throw missingSdk(error);
