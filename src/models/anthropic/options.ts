@@ -5,7 +5,7 @@ import { blockedPort, blockedPortMessage } from "../openai/index.js";
 export interface AnthropicModelOptions {
   /** The model name, e.g. "claude-sonnet-4-5". Default: `STATECRAFT_MODEL`. */
   model: string;
-  /** API key, sent as `x-api-key`. Default: `ANTHROPIC_API_KEY`; without one a placeholder is sent (the API answers 401). */
+  /** API key (the official SDK sends it as a bearer token). Default: `ANTHROPIC_API_KEY`; without one a placeholder is sent (the API answers 401). */
   apiKey?: string;
   /** Base URL of the Messages API (without `/v1`). Default: `ANTHROPIC_BASE_URL`, else https://api.anthropic.com. */
   baseUrl?: string;
@@ -61,7 +61,7 @@ export interface ResolvedAnthropicConfig {
 }
 
 export const ANTHROPIC_DEFAULT_BASE_URL = "https://api.anthropic.com";
-/** Sent as `x-api-key` when no key is configured: a local proxy may ignore it, the API answers 401. */
+/** Sent as the key when none is configured: a local proxy may ignore it, the API answers 401. */
 export const ANTHROPIC_PLACEHOLDER_KEY = "statecraft-no-key";
 /** The API's floor for `thinking.budget_tokens`. */
 export const MIN_THINKING_BUDGET = 1024;
