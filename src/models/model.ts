@@ -83,5 +83,10 @@ export interface Model {
    * recorded server only if the run had sent one to it.
    */
   readonly sendsKey?: boolean;
+  /**
+   * The wire it speaks, for a model `statecraft` can build again ("openai", "anthropic"). Recorded with a durable
+   * run beside `baseUrl`, so that `statecraft resume` talks to the recorded server the same way.
+   */
+  readonly provider?: string;
   stream(request: ModelRequest, options: ModelCallOptions): AsyncIterable<ModelStreamEvent>;
 }

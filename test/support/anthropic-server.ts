@@ -46,11 +46,40 @@ export const anthropicReplies = {
   error(status: number, type: string, message: string, headers?: Record<string, string>): AnthropicReply {
     return { type: "json", status, body: { type: "error", error: { type, message } }, ...(headers ? { headers } : {}) };
   },
+  /** A built stream in the fixtures' shape: one text block, `end_turn`. */
+  text(text: string): AnthropicReply {
+    return sse([{ type: "text", text }], "end_turn");
+  },
+  /** A built stream in the fixtures' shape: optional text, then one tool_use block per call, `tool_use`. */
+  toolUse(calls: Array<{ name: string; input: Record<string, unknown>; id?: string }>, text = ""): AnthropicReply {
+    const blocks = [...(text !== "" ? [{ type: "text", text }] : []), ...calls.map((call, i) => ({ type: "tool_use", id: call.id ?? `toolu_test${i}`, name: call.name, input: call.input }))];
+    return sse(blocks, "tool_use");
+  },
   /** A JSON fixture body with a status (e.g. overloaded-error.json with 529). */
   jsonFixture(name: string, status: number, headers?: Record<string, string>): AnthropicReply {
     return { type: "json", status, body: JSON.parse(readFileSync(`${ANTHROPIC_FIXTURE_DIR}${name}.json`, "utf8")), ...(headers ? { headers } : {}) };
   },
 };
+
+/** The events of a whole response, block by block, as the API streams them (tool input as one input_json_delta). */
+function sse(blocks: Array<Record<string, unknown>>, stopReason: string): AnthropicReply {
+  const events: unknown[] = [
+    { type: "message_start", message: { id: "msg_built", type: "message", role: "assistant", content: [], model: "claude-test", stop_reason: null, stop_sequence: null, usage: { input_tokens: 10, output_tokens: 1 } } },
+  ];
+  blocks.forEach((block, index) => {
+    if (block.type === "text") {
+      events.push({ type: "content_block_start", index, content_block: { type: "text", text: "" } });
+      events.push({ type: "content_block_delta", index, delta: { type: "text_delta", text: block.text } });
+    } else {
+      events.push({ type: "content_block_start", index, content_block: { ...block, input: {} } });
+      events.push({ type: "content_block_delta", index, delta: { type: "input_json_delta", partial_json: JSON.stringify(block.input) } });
+    }
+    events.push({ type: "content_block_stop", index });
+  });
+  events.push({ type: "message_delta", delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: 5 } });
+  events.push({ type: "message_stop" });
+  return { type: "sse", body: events.map((e) => `event: ${(e as { type: string }).type}\ndata: ${JSON.stringify(e)}\n\n`).join("") };
+}
 
 export async function startAnthropicServer(): Promise<AnthropicServer> {
   const queue: AnthropicReply[] = [];

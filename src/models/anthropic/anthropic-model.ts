@@ -28,6 +28,7 @@ class AnthropicMessagesModel implements Model {
   readonly contextWindow?: number;
   readonly baseUrl: string;
   readonly sendsKey: boolean;
+  readonly provider = "anthropic";
 
   constructor(private readonly config: ResolvedAnthropicConfig) {
     this.name = config.model;
