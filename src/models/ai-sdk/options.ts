@@ -13,17 +13,23 @@ export interface AiSdkLanguageModel {
   doStream(options: AiSdkCallOptions): PromiseLike<{ stream: ReadableStream<unknown> }>;
 }
 
-/** The call options statecraft passes to `doStream` (the specification's names). */
+/**
+ * The call options statecraft passes to `doStream`, in the specification's names. Each field is as wide as the
+ * specification's own (a provider's model must fit `AiSdkLanguageModel`); statecraft sends the shapes noted.
+ */
 export interface AiSdkCallOptions {
-  prompt: unknown[];
-  tools?: unknown[];
-  toolChoice?: { type: "auto" };
+  /** The specification's messages (`LanguageModelV3Prompt`). */
+  prompt: readonly unknown[];
+  /** Function tools: `{ type: "function", name, description, inputSchema }`. */
+  tools?: readonly unknown[];
+  /** `{ type: "auto" }` beside tools. */
+  toolChoice?: { type: string; toolName?: string };
   maxOutputTokens?: number;
   temperature?: number;
   abortSignal?: AbortSignal;
   headers?: Record<string, string | undefined>;
   providerOptions?: Record<string, Record<string, unknown>>;
-  responseFormat?: { type: "text" } | { type: "json"; schema?: Record<string, unknown>; name?: string; description?: string };
+  responseFormat?: { type: string; schema?: unknown; name?: string; description?: string };
 }
 
 /** Options of `aiSdkModel()`. */
