@@ -161,4 +161,21 @@ describe("query() with anthropicModel against a local Messages API server", () =
     });
     expect(sent[1].content[1]).toEqual({ type: "text", text: "27 * 453 = 12,231" });
   });
+
+  it('"prompt is too long" from the API makes the run compact once and retry, as compaction promises', async () => {
+    let summaries = 0;
+    const bulky = defineTool({ ...getWeather, name: "bulky", execute: () => "x ".repeat(2000) });
+    server.enqueue(
+      anthropicReplies.toolUse([{ name: "bulky", input: { location: "a" } }]),
+      anthropicReplies.error(400, "invalid_request_error", "prompt is too long: 208310 tokens > 200000 maximum"),
+      anthropicReplies.text("fits now"),
+    );
+    const model = anthropicModel({ model: "claude-sonnet-4-5", maxTokens: 1024, baseUrl: server.baseUrl, apiKey: KEY }, {});
+    const { result } = await collect(query("x", { model, tools: [bulky], cwd, contextWindow: 800, reserveTokens: 0, summarize: () => (summaries++, "short summary") }));
+    expect(result.reason).toBe("final_answer");
+    expect(result.text).toBe("fits now");
+    expect(summaries).toBe(1);
+    expect(server.requests).toHaveLength(3);
+    expect(JSON.stringify(server.requests[2].body.messages)).toContain("short summary");
+  });
 });
