@@ -93,4 +93,37 @@ describe("aiSdkModel(@ai-sdk/anthropic) against a local Messages API server", ()
     expect(events.filter((e) => e.type === "retry")).toHaveLength(1);
     expect(server.requests).toHaveLength(2);
   });
+
+  it("abort mid-stream: the provider's request is stopped and the server sees the connection closed", async () => {
+    let closed!: () => void;
+    const connectionClosed = new Promise<void>((resolve) => (closed = resolve));
+    server.enqueue({
+      type: "custom",
+      handle(_req, res) {
+        res.writeHead(200, { "content-type": "text/event-stream" });
+        res.write('event: message_start\ndata: {"type":"message_start","message":{"id":"m","type":"message","role":"assistant","content":[],"model":"x","stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":1,"output_tokens":1}}}\n\n');
+        res.write('event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}\n\n');
+        let n = 0;
+        const timer = setInterval(() => res.write(`event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"w${n++} "}}\n\n`), 20);
+        res.on("close", () => {
+          clearInterval(timer);
+          closed();
+        });
+      },
+    });
+    const controller = new AbortController();
+    const reason = new Error("stop now");
+    let deltas = 0;
+    let thrown: unknown;
+    try {
+      for await (const event of providerModel().stream({ messages: [{ role: "user", content: "Hi" }], tools: [], sessionId: "s", turn: 0 }, { signal: controller.signal })) {
+        if (event.type === "text_delta" && ++deltas === 3) controller.abort(reason);
+      }
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBe(reason);
+    await connectionClosed;
+    expect(server.requests).toHaveLength(1);
+  });
 });
