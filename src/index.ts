@@ -72,6 +72,10 @@ export { agentTool, type AgentToolOptions } from "./agent-tool.js";
 export type { RunInfo } from "./tools/define-tool.js";
 export { openaiModel } from "./models/openai/openai-model.js";
 export type { OpenAIModelOptions, OpenAIEnvironment } from "./models/openai/options.js";
+export { anthropicModel } from "./models/anthropic/anthropic-model.js";
+export type { AnthropicModelOptions, AnthropicEnvironment } from "./models/anthropic/options.js";
+export { aiSdkModel } from "./models/ai-sdk/ai-sdk-model.js";
+export type { AiSdkLanguageModel, AiSdkModelOptions, AiSdkCallOptions } from "./models/ai-sdk/options.js";
 export {
   builtinTools,
   readFileTool,

@@ -51,7 +51,7 @@ export function storedSettingsOf(settings: RunSettings): StoredSettings {
     userInput: input.userInput,
     ...limits,
     ...(model.name !== undefined ? { model: model.name } : {}),
-    ...(isHttpUrl(model.baseUrl) ? { baseUrl: model.baseUrl, keySent: model.sendsKey === true } : {}),
+    ...(isHttpUrl(model.baseUrl) ? { baseUrl: model.baseUrl, keySent: model.sendsKey === true, ...(model.provider !== undefined ? { provider: model.provider } : {}) } : {}),
     traceFile: settings.traceFile,
     permissions: { ...permissions, allow: [...permissions.allow], ask: [...permissions.ask], deny: [...permissions.deny] },
   };

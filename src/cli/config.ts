@@ -28,13 +28,27 @@ export type ModelChoice =
       /** From OPENAI_API_KEY only: keys never come from flags (shell history) or the config file (often committed). */
       apiKey?: string;
       source: SettingSource;
+    }
+  | {
+      kind: "anthropic";
+      /** The model name; the CLI's default Claude model when absent. */
+      model?: string;
+      baseURL?: string;
+      /** From ANTHROPIC_API_KEY only, as OPENAI_API_KEY for openai. */
+      apiKey?: string;
+      source: SettingSource;
     };
+
+/** The wires `statecraft run` speaks (`--provider`, STATECRAFT_PROVIDER, "provider" in the config). */
+export const PROVIDERS = ["openai", "anthropic"] as const;
+export type ProviderName = (typeof PROVIDERS)[number];
 
 /**
  * `statecraft.config.json`: defaults for runs in its folder. Flags win over it; environment variables win over it.
  * The user config file (`config.json` in the user config folder) has the same keys and comes after it.
  */
 export interface ConfigFile {
+  provider?: ProviderName;
   model?: string;
   baseUrl?: string;
   maxTurns?: number;
@@ -84,12 +98,13 @@ export const NO_MODEL_MESSAGE = [
   "  OPENAI_API_KEY=<key>          use OpenAI (choose the model with STATECRAFT_MODEL or --model)",
   "  OPENAI_BASE_URL=<url>         an OpenAI-compatible server, e.g. http://localhost:11434/v1 for Ollama,",
   "                                and STATECRAFT_MODEL=<model name> (or --base-url and --model)",
+  "  ANTHROPIC_API_KEY=<key>       with --provider anthropic (or STATECRAFT_PROVIDER=anthropic, or --model anthropic:<name>): Claude",
   "  --model script:<file>         a scripted model: a JSON file of steps, no network",
   `  or "model" / "baseUrl" in ${CONFIG_FILE_NAME} in the working folder.`,
   "To see statecraft work offline first, run: statecraft demo",
 ].join("\n");
 
-const CONFIG_KEYS = ["$schema", "model", "baseUrl", "maxTurns", "maxToolCalls", "timeout", "systemPrompt", "trace", "permissions"];
+const CONFIG_KEYS = ["$schema", "provider", "model", "baseUrl", "maxTurns", "maxToolCalls", "timeout", "systemPrompt", "trace", "permissions"];
 const PERMISSION_KEYS = ["mode", "allow", "ask", "deny"];
 
 function fail(file: string, what: string): never {
@@ -145,6 +160,10 @@ function readConfig(file: string): LoadedConfig | undefined {
     if (!CONFIG_KEYS.includes(key)) fail(file, `unknown setting "${key}"; known settings: ${CONFIG_KEYS.slice(1).join(", ")}`);
   }
   const config: ConfigFile = {};
+  if (raw.provider !== undefined) {
+    if (!isProvider(raw.provider)) fail(file, `"provider" must be one of ${PROVIDERS.join(", ")}, got ${JSON.stringify(raw.provider)}`);
+    config.provider = raw.provider;
+  }
   const model = checkString(file, "model", raw.model);
   if (model !== undefined) config.model = model;
   const baseUrl = checkString(file, "baseUrl", raw.baseUrl);
@@ -199,12 +218,14 @@ function scriptFile(model: string, base: string, from: string): string | undefin
 }
 
 /**
- * The model from flags, then the environment (OPENAI_API_KEY, OPENAI_BASE_URL, STATECRAFT_MODEL), then the project's
- * config file, then the user's. Each part (name, server) is taken from the first place that sets it. None at all is a
- * usage error, and so is a server chosen by an untrusted project while OPENAI_API_KEY is set: the key would go to it.
+ * The model from flags, then the environment, then the project's config file, then the user's. The provider first
+ * (`--provider`, STATECRAFT_PROVIDER, "provider" in a config, or a `anthropic:`/`openai:` prefix on the model name;
+ * openai by default), then each part (name, server) from the first place that sets it: OPENAI_API_KEY and
+ * OPENAI_BASE_URL for openai, ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL for anthropic. No openai model at all is a
+ * usage error, and so is a server chosen by an untrusted project while the provider's key is set: the key would go to it.
  */
 export function resolveModel(
-  flags: Pick<RunFlags, "model" | "baseUrl">,
+  flags: Pick<RunFlags, "model" | "baseUrl" | "provider">,
   env: NodeJS.ProcessEnv,
   invocationDir: string,
   config?: LoadedConfig,
@@ -212,8 +233,6 @@ export function resolveModel(
 ): ModelChoice {
   const { user } = context;
   const envModel = nonEmptyEnv(env, "STATECRAFT_MODEL");
-  const envBase = nonEmptyEnv(env, "OPENAI_BASE_URL");
-  const apiKey = nonEmptyEnv(env, "OPENAI_API_KEY");
 
   const [model, modelSource, modelBase, modelFrom]: [string | undefined, SettingSource | undefined, string, string] =
     flags.model !== undefined
@@ -233,6 +252,12 @@ export function resolveModel(
       return { kind: "script", file, source: modelSource };
     }
   }
+  const provider = resolveProvider(flags, env, config, user, model, modelFrom);
+  const name = model !== undefined ? withoutProvider(model, modelFrom) : undefined;
+  const keyVar = provider === "anthropic" ? "ANTHROPIC_API_KEY" : "OPENAI_API_KEY";
+  const baseVar = provider === "anthropic" ? "ANTHROPIC_BASE_URL" : "OPENAI_BASE_URL";
+  const envBase = nonEmptyEnv(env, baseVar);
+  const apiKey = nonEmptyEnv(env, keyVar);
   const [baseURL, baseSource]: [string | undefined, SettingSource | undefined] =
     flags.baseUrl !== undefined
       ? [flags.baseUrl, "flag"]
@@ -244,15 +269,17 @@ export function resolveModel(
             ? [user.config.baseUrl, "user"]
             : [undefined, undefined];
 
-  if (model === undefined && baseURL === undefined && apiKey === undefined) throw new UsageError(NO_MODEL_MESSAGE);
+  // Choosing anthropic is a choice of model (its default one); openai with nothing set names no server at all.
+  if (provider === "openai" && model === undefined && baseURL === undefined && apiKey === undefined) throw new UsageError(NO_MODEL_MESSAGE);
   const from =
-    baseSource === "flag" ? "--base-url" : baseSource === "env" ? "OPENAI_BASE_URL" : `${(baseSource === "user" ? user : config)?.file}: "baseUrl"`;
+    baseSource === "flag" ? "--base-url" : baseSource === "env" ? baseVar : `${(baseSource === "user" ? user : config)?.file}: "baseUrl"`;
+  const example = provider === "anthropic" ? "https://api.anthropic.com" : "http://localhost:11434/v1";
   if (baseURL !== undefined) {
     try {
       const url = new URL(baseURL);
       if (url.protocol !== "http:" && url.protocol !== "https:") throw new Error("not http");
     } catch {
-      throw new UsageError(`${from}: ${JSON.stringify(baseURL)} is not an http(s) URL, e.g. http://localhost:11434/v1`);
+      throw new UsageError(`${from}: ${JSON.stringify(baseURL)} is not an http(s) URL, e.g. ${example}`);
     }
   }
   // A cloned repository must not be able to collect the user's key: a server the project chose gets it only when
@@ -262,23 +289,68 @@ export function resolveModel(
     // The URL is the project's text: printed quoted, and normalised (percent-encoded) where it is to be copied.
     throw new UsageError(
       [
-        `${from}: ${JSON.stringify(baseURL)} was chosen by the project, not by you, and OPENAI_API_KEY is set: statecraft won't send your key to it.`,
+        `${from}: ${JSON.stringify(baseURL)} was chosen by the project, not by you, and ${keyVar} is set: statecraft won't send your key to it.`,
         "To allow it, do one of:",
         `  statecraft trust ${shellQuote(dir)}   (trust this folder's ${CONFIG_FILE_NAME} from now on)`,
         "  --trust-project   (trust it for this run only)",
-        `  --base-url ${shellQuote(new URL(baseURL!).href)}   (or OPENAI_BASE_URL: choose the server yourself)`,
-        "  unset OPENAI_API_KEY   (for a server that needs no key)",
+        `  --base-url ${shellQuote(new URL(baseURL!).href)}   (or ${baseVar}: choose the server yourself)`,
+        `  unset ${keyVar}   (for a server that needs no key)`,
       ].join("\n"),
     );
   }
   const source: SettingSource = modelSource ?? baseSource ?? "env";
   return {
-    kind: "openai",
-    ...(model !== undefined ? { model } : {}),
+    kind: provider,
+    ...(name !== undefined ? { model: name } : {}),
     ...(baseURL !== undefined ? { baseURL } : {}),
     ...(apiKey !== undefined ? { apiKey } : {}),
     source,
   };
+}
+
+function isProvider(value: unknown): value is ProviderName {
+  return typeof value === "string" && (PROVIDERS as readonly string[]).includes(value);
+}
+
+/** `anthropic:claude-…` names its provider; any other name (Ollama's `qwen2.5:7b` too) does not. */
+function providerPrefix(model: string): ProviderName | undefined {
+  const colon = model.indexOf(":");
+  const prefix = colon > 0 ? model.slice(0, colon) : "";
+  return isProvider(prefix) ? prefix : undefined;
+}
+
+function withoutProvider(model: string, from: string): string {
+  const prefix = providerPrefix(model);
+  if (prefix === undefined) return model;
+  const name = model.slice(prefix.length + 1);
+  if (name.trim() === "") throw new UsageError(`${from}: "${prefix}:" must be followed by a model name, e.g. --model ${prefix === "anthropic" ? "anthropic:claude-sonnet-4-5" : "openai:gpt-4o-mini"}`);
+  return name;
+}
+
+/**
+ * The provider: a prefix on the model name, else `--provider`, STATECRAFT_PROVIDER, the project's "provider", the
+ * user's; openai when none says. A prefix that contradicts `--provider` is a usage error (which one was meant?).
+ */
+function resolveProvider(
+  flags: Pick<RunFlags, "provider">,
+  env: NodeJS.ProcessEnv,
+  config: LoadedConfig | undefined,
+  user: LoadedConfig | undefined,
+  model: string | undefined,
+  modelFrom: string,
+): ProviderName {
+  const envProvider = nonEmptyEnv(env, "STATECRAFT_PROVIDER");
+  if (envProvider !== undefined && !isProvider(envProvider)) {
+    throw new UsageError(`STATECRAFT_PROVIDER: must be one of ${PROVIDERS.join(", ")}, got ${JSON.stringify(envProvider)}`);
+  }
+  if (flags.provider !== undefined && !isProvider(flags.provider)) {
+    throw new UsageError(`--provider: must be one of ${PROVIDERS.join(", ")}, got ${JSON.stringify(flags.provider)}`);
+  }
+  const prefixed = model !== undefined ? providerPrefix(model) : undefined;
+  if (prefixed !== undefined && flags.provider !== undefined && prefixed !== flags.provider) {
+    throw new UsageError(`--provider ${flags.provider} and ${modelFrom} ${JSON.stringify(model)} name different providers; leave out one of them`);
+  }
+  return prefixed ?? flags.provider ?? envProvider ?? config?.config.provider ?? user?.config.provider ?? "openai";
 }
 
 /** Resolves the working folder: it must exist and be a folder. */
@@ -337,6 +409,9 @@ export function resolveRunSettings(flags: RunFlags, env: NodeJS.ProcessEnv, invo
   const ignored = loaded && !trusted ? ignoredPermissions(loaded, cwd) : undefined;
   if (ignored !== undefined) warnings.push(ignored);
   if (model.kind === "openai" && model.baseURL === undefined && model.apiKey === undefined) warnings.push(publicEndpointWarning(model.model));
+  if (model.kind === "anthropic" && model.baseURL === undefined && model.apiKey === undefined) {
+    warnings.push("warning: ANTHROPIC_API_KEY is not set: Anthropic's API (https://api.anthropic.com) will refuse the request. Set it, or --base-url for a server that needs no key.");
+  }
   const rules = (key: "allow" | "ask" | "deny"): string[] => [
     ...(own.permissions?.[key] ?? []),
     ...(key === "allow" && !trusted ? [] : (project.permissions?.[key] ?? [])),

@@ -1,4 +1,5 @@
 import { AgentError } from "../errors/agent-error.js";
+import { anthropicModel } from "../models/anthropic/index.js";
 import type { Model } from "../models/model.js";
 import { blockedPort, blockedPortMessage } from "../models/openai/blocked-ports.js";
 import { openaiModel } from "../models/openai/index.js";
@@ -10,6 +11,10 @@ import { UsageError } from "./usage-error.js";
 /** The model OpenAI itself is asked for when only OPENAI_API_KEY is set. */
 export const DEFAULT_OPENAI_MODEL = "gpt-4o-mini";
 const DISCOVERY_TIMEOUT_MS = 3_000;
+/** The Claude model `--provider anthropic` uses when no model is named. */
+export const DEFAULT_ANTHROPIC_MODEL = "claude-sonnet-4-5";
+/** The output limit of one model call for Claude (the Messages API requires one). */
+export const ANTHROPIC_MAX_TOKENS = 8192;
 
 export interface CreatedModel {
   model: Model;
@@ -17,6 +22,8 @@ export interface CreatedModel {
   description: string;
   /** Set when no model name was configured: picked from the server's model list, or the default name. */
   nameFrom?: "server" | "default";
+  /** The wire it speaks ("openai", "anthropic"), for the header line; absent for a scripted model. */
+  provider?: string;
 }
 
 /**
@@ -51,6 +58,7 @@ export async function createModel(choice: ModelChoice, logger: Logger): Promise<
     if (choice.kind === "script") {
       return { model: scriptedModel.fromFile(choice.file), description: `script ${choice.file}` };
     }
+    if (choice.kind === "anthropic") return createAnthropicModel(choice);
     // A port fetch refuses fails every request the same way: said once, before anything is asked of the server.
     const refused = choice.baseURL !== undefined ? blockedPort(choice.baseURL) : undefined;
     if (refused !== undefined) throw new UsageError(blockedPortMessage(choice.baseURL!, refused, "--base-url (or OPENAI_BASE_URL, or baseUrl in the config)"));
@@ -82,6 +90,7 @@ export async function createModel(choice: ModelChoice, logger: Logger): Promise<
     );
     return {
       model,
+      provider: "openai",
       description: `${name}${choice.baseURL !== undefined ? ` at ${choice.baseURL}` : ""}`,
       ...(discovered !== undefined ? { nameFrom: "server" as const } : defaulted ? { nameFrom: "default" as const } : {}),
     };
@@ -91,6 +100,32 @@ export async function createModel(choice: ModelChoice, logger: Logger): Promise<
     }
     throw error;
   }
+}
+
+/**
+ * Claude over Anthropic's Messages API, with prompt caching on (an agent resends its whole conversation every turn)
+ * and the CLI's output limit. Only what was resolved counts: no other environment default is read behind our back.
+ */
+function createAnthropicModel(choice: Extract<ModelChoice, { kind: "anthropic" }>): CreatedModel {
+  const refused = choice.baseURL !== undefined ? blockedPort(choice.baseURL) : undefined;
+  if (refused !== undefined) throw new UsageError(blockedPortMessage(choice.baseURL!, refused, "--base-url (or ANTHROPIC_BASE_URL, or baseUrl in the config)"));
+  const name = choice.model ?? DEFAULT_ANTHROPIC_MODEL;
+  const model = anthropicModel(
+    {
+      model: name,
+      maxTokens: ANTHROPIC_MAX_TOKENS,
+      cache: true,
+      ...(choice.baseURL !== undefined ? { baseUrl: choice.baseURL } : {}),
+      ...(choice.apiKey !== undefined ? { apiKey: choice.apiKey } : {}),
+    },
+    {},
+  );
+  return {
+    model,
+    provider: "anthropic",
+    description: `${name}${choice.baseURL !== undefined ? ` at ${choice.baseURL}` : ""}`,
+    ...(choice.model === undefined ? { nameFrom: "default" as const } : {}),
+  };
 }
 
 function emptyListMessage(baseURL: string): string {

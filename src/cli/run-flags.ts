@@ -5,6 +5,8 @@ import { LOG_LEVELS } from "./log-levels.js";
 /** The flags `run` and `chat` share (and `trace fork`, which continues a run), as commander parses them. */
 export interface RunFlags {
   cwd?: string;
+  /** `--provider openai|anthropic`: the wire the model speaks. */
+  provider?: string;
   model?: string;
   baseUrl?: string;
   maxTurns?: number;
@@ -80,8 +82,9 @@ export function addMcpFlag(command: Command): Command {
 export function addRunFlags(command: Command): Command {
   return command
     .option("-C, --cwd <dir>", "folder the agent works in (tools, .agent/ and statecraft.config.json)", nonEmpty("--cwd"))
-    .option("-m, --model <name>", "model name on the OpenAI-compatible server, or script:<file.json> for a scripted model", nonEmpty("--model"))
-    .option("--base-url <url>", "OpenAI-compatible server, e.g. http://localhost:11434/v1 (default: OPENAI_BASE_URL)", nonEmpty("--base-url"))
+    .addOption(new Option("--provider <name>", "the model's wire: openai (any OpenAI-compatible server, the default) or anthropic (default: STATECRAFT_PROVIDER)").choices(["openai", "anthropic"]))
+    .option("-m, --model <name>", "model name (anthropic:<name> for Claude), or script:<file.json> for a scripted model", nonEmpty("--model"))
+    .option("--base-url <url>", "the provider's server, e.g. http://localhost:11434/v1 (default: OPENAI_BASE_URL, or ANTHROPIC_BASE_URL)", nonEmpty("--base-url"))
     .option("--max-turns <n>", "at most this many model calls (default 8)", parsePositiveInteger("--max-turns"))
     .option("--max-tool-calls <n>", "at most this many tool executions (default 12)", parsePositiveInteger("--max-tool-calls"))
     .option("--timeout <seconds>", "time limit of a run (default 120)", parsePositiveSeconds("--timeout"))

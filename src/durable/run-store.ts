@@ -77,6 +77,7 @@ export function runRecordProblem(value: unknown): string | undefined {
   if (settings.model !== undefined && typeof settings.model !== "string") return `"settings.model" is not a string`;
   if (settings.baseUrl !== undefined && !isHttpUrl(settings.baseUrl)) return `"settings.baseUrl" is not an http(s) URL`;
   if (settings.keySent !== undefined && typeof settings.keySent !== "boolean") return `"settings.keySent" is not true or false`;
+  if (settings.provider !== undefined && typeof settings.provider !== "string") return `"settings.provider" is not a string`;
   if (settings.traceFile !== false && typeof settings.traceFile !== "string") return `"settings.traceFile" is neither a path nor false`;
   const p = settings.permissions;
   if (!isObject(p) || !isPermissionMode(p.mode) || !["allow", "ask", "deny"].every((k) => Array.isArray(p[k]) && (p[k] as unknown[]).every((r) => typeof r === "string"))) {

@@ -8,6 +8,8 @@ export interface Usage {
   cached?: number;
   /** Output tokens spent on reasoning, where the provider says. */
   reasoning?: number;
+  /** Input tokens written to a prompt cache (counted in `input` too), where the provider says (Anthropic). */
+  cacheWrite?: number;
 }
 
 /** Why the model stopped. Unknown values from a server are kept as they are. */
@@ -81,5 +83,10 @@ export interface Model {
    * recorded server only if the run had sent one to it.
    */
   readonly sendsKey?: boolean;
+  /**
+   * The wire it speaks, for a model `statecraft` can build again ("openai", "anthropic"). Recorded with a durable
+   * run beside `baseUrl`, so that `statecraft resume` talks to the recorded server the same way.
+   */
+  readonly provider?: string;
   stream(request: ModelRequest, options: ModelCallOptions): AsyncIterable<ModelStreamEvent>;
 }

@@ -26,6 +26,8 @@ export interface StoredSettings extends RecordedSettings {
   baseUrl?: string;
   /** Whether the model sent an API key to `baseUrl`: only then does `statecraft resume` send the user's key to it. */
   keySent?: boolean;
+  /** The model's wire (`Model.provider`: "openai", "anthropic"), recorded with `baseUrl`; absent in older records (openai). */
+  provider?: string;
   traceFile: string | false;
 }
 

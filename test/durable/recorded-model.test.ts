@@ -1,9 +1,10 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { defineTool, fileRunStore, openaiModel, query, scriptedModel } from "../../src/index.js";
+import { anthropicModel, defineTool, fileRunStore, openaiModel, query, scriptedModel } from "../../src/index.js";
 import { recordedModelChoice } from "../../src/cli/recorded-model.js";
 import { runRecordProblem, type StoredSettings } from "../../src/durable/run-store.js";
 import { collect, removeDir, tempDir } from "../support/engine.js";
 import { replies, startOpenAIServer, type OpenAIServer } from "../support/openai-server.js";
+import { anthropicReplies, startAnthropicServer } from "../support/anthropic-server.js";
 
 // What a stored run records of its model (name, server, whether a key went to it), and how `statecraft resume`
 // turns that record into the model it uses.
@@ -72,6 +73,7 @@ describe("the stored run records the model's server", () => {
       expect(runRecordProblem({ ...base, settings: { ...settings, keySent }, ...rest })).toMatch(/settings\.keySent/);
     }
     expect(runRecordProblem({ ...base, settings: { ...settings, model: 7 }, ...rest })).toMatch(/settings\.model/);
+    expect(runRecordProblem({ ...base, settings: { ...settings, provider: 1 }, ...rest })).toMatch(/settings\.provider/);
     // The mode is checked with the record: resume() hands it to the run's policy as a permission mode.
     expect(runRecordProblem({ ...base, settings: { ...settings, permissions: { ...settings.permissions, mode: "yolo" } }, ...rest })).toMatch(/settings\.permissions.*known mode/);
   });
@@ -105,5 +107,34 @@ describe("statecraft resume's model from the record", () => {
       // No key in the environment: nothing withheld, nothing said.
       expect(recordedModelChoice({}, keyless, {}, noWarn)).toEqual({ kind: "openai", model: "m", baseURL: "http://127.0.0.1:1/v1", source: "run" });
     }
+  });
+});
+
+describe("the provider of a stored run", () => {
+  const recorded = (extra: Partial<StoredSettings>): StoredSettings =>
+    ({ userInput: "x", maxTurns: 1, maxToolCalls: 1, timeoutMs: 1, maxRepeatedCalls: 1, maxDelegationDepth: 1, traceFile: false, permissions: { mode: "default", allow: [], ask: [], deny: [] }, ...extra }) as StoredSettings;
+
+  it("is recorded with the server: openai for openaiModel, anthropic for anthropicModel", async () => {
+    expect(openaiModel({ model: "m", baseURL: "http://127.0.0.1:8101/v1" }, {}).provider).toBe("openai");
+    const server = await startAnthropicServer();
+    try {
+      server.enqueue(anthropicReplies.toolUse([{ name: "write_note", input: { note: "a" } }]));
+      const model = anthropicModel({ model: "claude-x", maxTokens: 10, baseUrl: server.baseUrl, apiKey: "sk-ant" }, {});
+      expect(await suspendedSettings(model)).toMatchObject({ model: "claude-x", baseUrl: server.baseUrl, keySent: true, provider: "anthropic" });
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("an anthropic run resumes as one, with ANTHROPIC_API_KEY (never OPENAI_API_KEY); an older record without one is openai", () => {
+    const env = { OPENAI_API_KEY: "sk-openai", ANTHROPIC_API_KEY: "sk-ant" };
+    const never = () => {
+      throw new Error("no warning expected");
+    };
+    const anthropicRun = recorded({ model: "claude-x", baseUrl: "http://127.0.0.1:2", keySent: true, provider: "anthropic" });
+    expect(recordedModelChoice({}, anthropicRun, env, never)).toEqual({ kind: "anthropic", model: "claude-x", baseURL: "http://127.0.0.1:2", apiKey: "sk-ant", source: "run" });
+    const older = recorded({ model: "m", baseUrl: "http://127.0.0.1:1/v1", keySent: true });
+    expect(recordedModelChoice({}, older, env, never)).toEqual({ kind: "openai", model: "m", baseURL: "http://127.0.0.1:1/v1", apiKey: "sk-openai", source: "run" });
+    expect(() => recordedModelChoice({}, recorded({ baseUrl: "http://127.0.0.1:3", provider: "bedrock" }), env, never)).toThrow(/provider "bedrock", which statecraft resume can't build/);
   });
 });

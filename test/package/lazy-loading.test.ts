@@ -62,7 +62,7 @@ function sourcesIn(files: readonly string[]): string[] {
   }
   return [...sources];
 }
-const HEAVY = ["openai", "ws", "web-tree-sitter", "ajv", "ajv-formats", "pino", "picomatch", "tinyglobby", "@modelcontextprotocol/sdk"];
+const HEAVY = ["openai", "@anthropic-ai/sdk", "@ai-sdk/provider", "@ai-sdk/anthropic", "ai", "ws", "web-tree-sitter", "ajv", "ajv-formats", "pino", "picomatch", "tinyglobby", "@modelcontextprotocol/sdk"];
 
 describe("what importing statecraft loads", () => {
   it("the main entry loads none of the SDK, the WebSocket server, the parser, ajv, pino, picomatch or tinyglobby", () => {
@@ -72,6 +72,7 @@ describe("what importing statecraft loads", () => {
     const sources = sourcesIn(imported);
     expect(sources, "the probe sees the engine's code").toContain("src/machine/engine.ts");
     expect(sources.filter((f) => f === "src/inspect/server.ts" || f === "src/models/openai/stream-attempt.ts")).toEqual([]);
+    expect(sources.filter((f) => f === "src/models/anthropic/stream-attempt.ts" || f === "src/models/ai-sdk/call.ts")).toEqual([]);
   });
 
   it("the main entry loads neither the replayer, the search helpers nor node's child_process, readline or worker_threads", () => {
@@ -141,5 +142,31 @@ marks.result = [JSON.stringify({ port, early, verdict: verdict.kind, rule: verdi
     // node:crypto comes with the first thing that needs it (the inspector's token), not with the import.
     expect(marks.defined).not.toContain("node:crypto");
     expect(marks.inspected).toContain("node:crypto");
+  });
+});
+
+describe("what the other providers load", () => {
+  it("anthropicModel loads @anthropic-ai/sdk with its first request, not when made", () => {
+    const marks = loadedAt(`
+const { anthropicModel, AgentError } = await import(${entry("index.js")});
+const net = await import("node:net");
+const server = net.createServer();
+await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+const port = server.address().port;
+await new Promise((resolve) => server.close(resolve));
+const model = anthropicModel({ model: "claude-x", maxTokens: 16, baseUrl: \`http://127.0.0.1:\${port}\`, apiKey: "k", maxRetries: 0 });
+mark("model");
+let failed;
+try { for await (const _ of model.stream({ messages: [{ role: "user", content: "hi" }], tools: [] }, { signal: new AbortController().signal })) {} } catch (error) { failed = error; }
+mark("called");
+marks.result = [failed instanceof AgentError ? failed.code + " " + failed.message : String(failed)];
+`);
+    expect(fromPackage(marks.model, "@anthropic-ai/sdk")).toEqual([]);
+    expect(sourcesIn(marks.model)).not.toContain("src/models/anthropic/stream-attempt.ts");
+    expect(fromPackage(marks.called, "@anthropic-ai/sdk").length).toBeGreaterThan(0);
+    expect(sourcesIn(marks.called)).toContain("src/models/anthropic/stream-attempt.ts");
+    expect(marks.result[0]).toMatch(/^MODEL_ERROR could not connect to http:\/\/127\.0\.0\.1:\d+/);
+    // The OpenAI SDK is not needed for Claude.
+    expect(fromPackage(marks.called, "openai")).toEqual([]);
   });
 });

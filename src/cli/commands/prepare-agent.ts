@@ -93,6 +93,7 @@ export function headerLine(style: Style, prepared: PreparedAgent): string {
     `model ${created.description}${
       created.nameFrom === "server" ? " (the server's first model; set STATECRAFT_MODEL to choose)" : created.nameFrom === "default" ? " (the default; set STATECRAFT_MODEL to choose)" : ""
     }`,
+    ...(created.provider !== undefined ? [`provider ${created.provider}`] : []),
     `cwd ${settings.cwd}`,
     `permissions ${settings.permissions.mode ?? "default"}`,
   ];

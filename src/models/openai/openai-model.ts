@@ -23,6 +23,7 @@ class OpenAIChatModel implements Model {
   readonly contextWindow?: number;
   readonly baseUrl: string;
   readonly sendsKey: boolean;
+  readonly provider = "openai";
 
   constructor(private readonly config: ResolvedOpenAIConfig) {
     this.name = config.model;

@@ -9,7 +9,7 @@ import { stripAnsi } from "../../../src/cli/colors.js";
 export const CLI = fileURLToPath(new URL("../../../dist/cli/main.js", import.meta.url));
 
 /** Variables that would change what the CLI does; tests start from an environment without them. */
-const CONTROLLED = ["OPENAI_API_KEY", "OPENAI_BASE_URL", "STATECRAFT_MODEL", "STATECRAFT_LOG_LEVEL", "NO_COLOR", "FORCE_COLOR", "TMPDIR"];
+const CONTROLLED = ["OPENAI_API_KEY", "OPENAI_BASE_URL", "STATECRAFT_MODEL", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "ANTHROPIC_AUTH_TOKEN", "STATECRAFT_PROVIDER", "STATECRAFT_LOG_LEVEL", "NO_COLOR", "FORCE_COLOR", "TMPDIR"];
 
 /** Where the CLI looks for the user's config (and trusted folders) unless a test says: a folder that never exists. */
 export const NO_USER_CONFIG = join(tmpdir(), "statecraft-tests-no-user-config");

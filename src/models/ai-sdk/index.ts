@@ -1,0 +1,2 @@
+export { aiSdkModel } from "./ai-sdk-model.js";
+export type { AiSdkLanguageModel, AiSdkModelOptions, AiSdkCallOptions } from "./options.js";

@@ -1,0 +1,137 @@
+import type { LanguageModelV3FunctionTool, LanguageModelV3Message, LanguageModelV3Prompt, LanguageModelV3ToolResultPart, SharedV3ProviderOptions } from "@ai-sdk/provider";
+import type { AssistantMessage, AssistantToolCall, Message, ToolMessage, UserMessage } from "../messages.js";
+import type { ToolSpec } from "../model.js";
+import { mapToolCallIds } from "../openai/index.js";
+import { storedParts, type StoredPart } from "./stored-parts.js";
+
+type AssistantContent = Extract<LanguageModelV3Message, { role: "assistant" }>["content"];
+type UserContent = Extract<LanguageModelV3Message, { role: "user" }>["content"];
+/** Metadata a provider streamed is JSON it sends back as it came. */
+type ProviderOptions = SharedV3ProviderOptions;
+
+/** What the model is shown for a call whose result never made it into the conversation. */
+export const MISSING_RESULT_TEXT = "Error: no result was recorded for this tool call (the run stopped before it finished).";
+
+/**
+ * statecraft's conversation as an AI SDK prompt (the specification's messages): each assistant message's tool calls
+ * answered by one `tool` message right after it (a missing result filled in as an error), the provider metadata of
+ * each part sent back as its `providerOptions` (Anthropic's thinking signatures, Gemini's thought signatures), a
+ * tool result no call claimed kept as user text. One function per kind of content, so new kinds (images) slot in.
+ */
+export function toPrompt(messages: readonly Message[]): LanguageModelV3Prompt {
+  const ids = mapToolCallIds(messages);
+  const prompt: LanguageModelV3Prompt = [];
+  const consumed = new Set<number>();
+  for (let i = 0; i < messages.length; i++) {
+    if (consumed.has(i)) continue;
+    const message = messages[i];
+    switch (message.role) {
+      case "system":
+        prompt.push({ role: "system", content: message.content });
+        break;
+      case "user":
+        prompt.push({ role: "user", content: userContent(message) });
+        break;
+      case "assistant": {
+        const content = assistantContent(message, ids);
+        if (content.length > 0) prompt.push({ role: "assistant", content });
+        const calls = message.toolCalls ?? [];
+        if (calls.length === 0) break;
+        const results = findResults(messages, i, calls, consumed);
+        prompt.push({ role: "tool", content: calls.map((call) => toolResult(call, ids, results.get(call.id))) });
+        break;
+      }
+      case "tool":
+        prompt.push({ role: "user", content: [{ type: "text", text: `Result of an earlier ${message.name} tool call (${message.toolCallId}):\n${message.content}` }] });
+        break;
+    }
+  }
+  return prompt;
+}
+
+/** A user message's content. Text only for now; image and file parts map here. */
+export function userContent(message: UserMessage): UserContent {
+  return [{ type: "text", text: message.content }];
+}
+
+/**
+ * An assistant message's content: the parts the provider streamed, in order, each with its metadata as
+ * `providerOptions`, the tool calls with the inputs the engine ran; a message from elsewhere is its text and calls.
+ */
+export function assistantContent(message: AssistantMessage, ids: ReadonlyMap<string, string>): AssistantContent {
+  const calls = message.toolCalls ?? [];
+  const stored = storedParts(message.providerMetadata);
+  if (stored === undefined) {
+    return [...(message.content !== "" ? [{ type: "text" as const, text: message.content }] : []), ...calls.map((call) => toolCallPart(call, ids))];
+  }
+  const unsent = [...calls];
+  const content: AssistantContent = [];
+  for (const part of stored) {
+    if (part.type === "tool-call") {
+      const at = unsent.findIndex((call) => call.providerId === part.toolCallId);
+      const call = unsent.splice(at >= 0 ? at : 0, 1)[0];
+      if (call !== undefined) content.push(toolCallPart(call, ids));
+    } else {
+      content.push(storedPart(part));
+    }
+  }
+  for (const call of unsent) content.push(toolCallPart(call, ids));
+  return content;
+}
+
+function storedPart(part: Exclude<StoredPart, { type: "tool-call" }>): AssistantContent[number] {
+  const options = part.providerOptions !== undefined ? { providerOptions: part.providerOptions as unknown as ProviderOptions } : {};
+  if (part.type === "provider-tool-call") {
+    return { type: "tool-call", toolCallId: part.toolCallId, toolName: part.toolName, input: part.input, providerExecuted: true, ...options };
+  }
+  if (part.type === "provider-tool-result") {
+    return { type: "tool-result", toolCallId: part.toolCallId, toolName: part.toolName, output: part.output as LanguageModelV3ToolResultPart["output"], ...options };
+  }
+  return part.type === "text" ? { type: "text", text: part.text, ...options } : { type: "reasoning", text: part.text, ...options };
+}
+
+export function toolCallPart(call: AssistantToolCall, ids: ReadonlyMap<string, string>): AssistantContent[number] {
+  const metadata = call.providerMetadata;
+  return {
+    type: "tool-call",
+    toolCallId: ids.get(call.id) ?? call.id,
+    toolName: call.name,
+    input: toolInput(call),
+    ...(metadata !== undefined && Object.keys(metadata).length > 0 ? { providerOptions: metadata as unknown as ProviderOptions } : {}),
+  };
+}
+
+/** A result as the specification's tool-result part: text, or error text when the tool failed or the result is missing. */
+export function toolResult(call: AssistantToolCall, ids: ReadonlyMap<string, string>, result: ToolMessage | undefined): LanguageModelV3ToolResultPart {
+  const output: LanguageModelV3ToolResultPart["output"] =
+    result === undefined ? { type: "error-text", value: MISSING_RESULT_TEXT } : result.isError ? { type: "error-text", value: result.content } : { type: "text", value: result.content };
+  return { type: "tool-result", toolCallId: ids.get(call.id) ?? call.id, toolName: call.name, output };
+}
+
+export function toTool(tool: ToolSpec): LanguageModelV3FunctionTool {
+  return { type: "function", name: tool.name, description: tool.description, inputSchema: tool.inputSchema as LanguageModelV3FunctionTool["inputSchema"] };
+}
+
+/** The input object to send back; input that did not parse goes back wrapped in one. */
+function toolInput(call: AssistantToolCall): unknown {
+  const input = call.input;
+  if (input !== null && typeof input === "object" && !Array.isArray(input)) return input;
+  if (input === undefined || input === null) return {};
+  if (typeof input === "string") return { unparsed_arguments: call.rawArguments ?? input };
+  return { value: input };
+}
+
+function findResults(messages: readonly Message[], assistantIndex: number, calls: readonly AssistantToolCall[], consumed: Set<number>): Map<string, ToolMessage> {
+  const wanted = new Set(calls.map((call) => call.id));
+  const results = new Map<string, ToolMessage>();
+  for (let j = assistantIndex + 1; j < messages.length; j++) {
+    const candidate = messages[j];
+    if (candidate.role === "assistant") break;
+    if (candidate.role !== "tool" || consumed.has(j)) continue;
+    if (wanted.has(candidate.toolCallId) && !results.has(candidate.toolCallId)) {
+      results.set(candidate.toolCallId, candidate);
+      consumed.add(j);
+    }
+  }
+  return results;
+}

@@ -1,0 +1,172 @@
+import type { AssistantMessage, AssistantToolCall, Message, ToolMessage, UserMessage } from "../messages.js";
+import { mapToolCallIds } from "../openai/index.js";
+import { storedBlocks, type WireBlock, type WireMessage } from "./wire-types.js";
+
+/** What the model is shown for a call whose result never made it into the conversation. */
+export const MISSING_RESULT_TEXT = "Error: no result was recorded for this tool call (the run stopped before it finished).";
+/** The API refuses empty text blocks; an empty tool result or user turn is said in words. */
+export const EMPTY_RESULT_TEXT = "(no output)";
+
+/** The system prompt and the conversation in the Messages API's shape. */
+export interface WireConversation {
+  system: WireBlock[];
+  messages: WireMessage[];
+}
+
+/**
+ * Maps statecraft's conversation to Messages API turns the API accepts: the leading system messages become `system`;
+ * each assistant turn's tool results go, all of them and first, into the user turn after it (a missing one filled in
+ * as an error); turns of the same role are merged (the API wants them alternating); a tool result with no call
+ * before it is kept as user text rather than dropped. Each kind of content has its own function below, so that new
+ * kinds (images) slot in beside them.
+ */
+export function toWireConversation(messages: readonly Message[]): WireConversation {
+  const wireIds = wireToolIds(messages);
+  const system: WireBlock[] = [];
+  const turns: WireMessage[] = [];
+  const consumed = new Set<number>();
+  let leading = true;
+  for (let i = 0; i < messages.length; i++) {
+    if (consumed.has(i)) continue;
+    const message = messages[i];
+    if (message.role === "system" && leading) {
+      if (message.content !== "") system.push(textBlock(message.content));
+      continue;
+    }
+    leading = false;
+    switch (message.role) {
+      case "system":
+        // A system message inside the conversation (after it started) is an instruction the model reads in turn.
+        push(turns, "user", [textBlock(message.content || EMPTY_RESULT_TEXT)]);
+        break;
+      case "user":
+        push(turns, "user", userBlocks(message));
+        break;
+      case "assistant": {
+        const blocks = assistantBlocks(message, wireIds);
+        const calls = message.toolCalls ?? [];
+        if (blocks.length > 0) push(turns, "assistant", blocks);
+        if (calls.length === 0) break;
+        const results = findResults(messages, i, calls, consumed);
+        push(
+          turns,
+          "user",
+          calls.map((call) => toolResultBlock(wireIds.get(call.id) ?? call.id, results.get(call.id))),
+        );
+        break;
+      }
+      case "tool":
+        push(turns, "user", [orphanResultBlock(message)]);
+        break;
+    }
+  }
+  return { system, messages: turns };
+}
+
+/** A user turn's content. Text only for now; image and file parts map here, one function per kind. */
+export function userBlocks(message: UserMessage): WireBlock[] {
+  return [textBlock(message.content === "" ? EMPTY_RESULT_TEXT : message.content)];
+}
+
+/**
+ * An assistant turn's content. A message this provider made goes back block for block as the API sent it (thinking
+ * and redacted thinking with their signatures, server tool blocks), its text unchanged and its tool calls with the
+ * inputs the engine ran; any other assistant message is its text and then its tool calls.
+ */
+export function assistantBlocks(message: AssistantMessage, wireIds: ReadonlyMap<string, string>): WireBlock[] {
+  const calls = message.toolCalls ?? [];
+  const stored = storedBlocks(message.providerMetadata);
+  if (stored === undefined) {
+    return [...(message.content !== "" ? [textBlock(message.content)] : []), ...calls.map((call) => toolUseBlock(call, wireIds))];
+  }
+  const unsent = [...calls];
+  const blocks: WireBlock[] = [];
+  for (const block of stored) {
+    if (block.type === "tool_use") {
+      const at = unsent.findIndex((call) => call.providerId === block.id);
+      const call = unsent.splice(at >= 0 ? at : 0, 1)[0];
+      if (call !== undefined) blocks.push(toolUseBlock(call, wireIds));
+    } else if (block.type === "text") {
+      if (typeof block.text === "string" && block.text !== "") blocks.push(block);
+    } else if (block.type === "thinking") {
+      // A thinking block cut off before its signature arrived can't be sent back: the API checks every signature.
+      if (typeof block.signature === "string" && block.signature !== "") blocks.push(block);
+    } else {
+      blocks.push(block);
+    }
+  }
+  for (const call of unsent) blocks.push(toolUseBlock(call, wireIds));
+  return blocks;
+}
+
+export function textBlock(text: string): WireBlock {
+  return { type: "text", text };
+}
+
+export function toolUseBlock(call: AssistantToolCall, wireIds: ReadonlyMap<string, string>): WireBlock {
+  return { type: "tool_use", id: wireIds.get(call.id) ?? call.id, name: call.name, input: toolInput(call) };
+}
+
+/** The result of one call; a call whose result is missing is told so, as an error. */
+export function toolResultBlock(toolUseId: string, result: ToolMessage | undefined): WireBlock {
+  if (result === undefined) return { type: "tool_result", tool_use_id: toolUseId, content: MISSING_RESULT_TEXT, is_error: true };
+  return {
+    type: "tool_result",
+    tool_use_id: toolUseId,
+    content: result.content === "" ? EMPTY_RESULT_TEXT : result.content,
+    ...(result.isError ? { is_error: true } : {}),
+  };
+}
+
+/** A tool result no assistant call before it claimed: what the tool said is kept, as context. */
+function orphanResultBlock(message: ToolMessage): WireBlock {
+  return textBlock(`Result of an earlier ${message.name} tool call (${message.toolCallId}):\n${message.content || EMPTY_RESULT_TEXT}`);
+}
+
+/**
+ * The input object to send back. The API wants an object: input that did not parse goes back wrapped in one (the
+ * tool result already told the model what was wrong).
+ */
+function toolInput(call: AssistantToolCall): Record<string, unknown> {
+  const input = call.input;
+  if (input !== null && typeof input === "object" && !Array.isArray(input)) return input as Record<string, unknown>;
+  if (input === undefined || input === null) return {};
+  if (typeof input === "string") return { unparsed_arguments: call.rawArguments ?? input };
+  return { value: input };
+}
+
+/** Tool-use ids the API accepts (letters, digits, `_` and `-`), consistent between a call and its result. */
+function wireToolIds(messages: readonly Message[]): Map<string, string> {
+  const ids = mapToolCallIds(messages);
+  for (const [engineId, wireId] of ids) {
+    if (!/^[A-Za-z0-9_-]+$/.test(wireId)) ids.set(engineId, /^[A-Za-z0-9_-]+$/.test(engineId) ? engineId : engineId.replace(/[^A-Za-z0-9_-]/g, "_"));
+  }
+  return ids;
+}
+
+/** Appends a turn, merging it into the last one when the role is the same (tool results stay first in a user turn). */
+function push(turns: WireMessage[], role: WireMessage["role"], blocks: WireBlock[]): void {
+  if (blocks.length === 0) return;
+  const last = turns[turns.length - 1];
+  if (last !== undefined && last.role === role) {
+    last.content = [...last.content, ...blocks];
+    return;
+  }
+  turns.push({ role, content: blocks });
+}
+
+/** The tool results answering `calls`, searched up to the next assistant message; the first result per call wins. */
+function findResults(messages: readonly Message[], assistantIndex: number, calls: readonly AssistantToolCall[], consumed: Set<number>): Map<string, ToolMessage> {
+  const wanted = new Set(calls.map((call) => call.id));
+  const results = new Map<string, ToolMessage>();
+  for (let j = assistantIndex + 1; j < messages.length; j++) {
+    const candidate = messages[j];
+    if (candidate.role === "assistant") break;
+    if (candidate.role !== "tool" || consumed.has(j)) continue;
+    if (wanted.has(candidate.toolCallId) && !results.has(candidate.toolCallId)) {
+      results.set(candidate.toolCallId, candidate);
+      consumed.add(j);
+    }
+  }
+  return results;
+}
