@@ -1,6 +1,6 @@
 import type pg from "pg";
 import { AgentError } from "../errors/agent-error.js";
-import { runRecordProblem, type RunStore, type StoredRun } from "../durable/run-store.js";
+import { bindingProblem, runRecordProblem, type RunStore, type StoredRun } from "../durable/run-store.js";
 import type { RunKey } from "./run-key.js";
 import { pendingDigest } from "./sealed.js";
 
@@ -12,6 +12,8 @@ export interface StorePiece {
   spec: string;
   /** A resumption: the digest of the pending calls shown to whoever answered (`RunSpec.seen`). */
   seen?: string;
+  /** The worker's workspace: a stored run is resumed only in the workspace (real path) it ran in. */
+  workspace?: string;
 }
 
 /** What `statecraft.stored_runs.record` holds: the run's JSON text as signed, and what the signature covers. */
@@ -75,6 +77,8 @@ export function pgRunStore(pool: pg.Pool, key: RunKey, piece: StorePiece): RunSt
       const found = await pool.query<{ record: unknown }>("SELECT record FROM statecraft.stored_runs WHERE session_id = $1", [sessionId]);
       if (found.rows.length === 0) return undefined;
       const { run, envelope } = read(sessionId, found.rows[0].record);
+      const unbound = piece.workspace === undefined ? undefined : bindingProblem(run, { sessionId, workspace: piece.workspace });
+      if (unbound) throw damaged(sessionId, unbound);
       // A resumption takes only the suspension the piece before it saved, of this run, queued as it is now.
       if (piece.part > 0) {
         if (envelope.runId !== piece.runId) throw damaged(sessionId, `it is run ${envelope.runId}'s, and run ${piece.runId} is being resumed`);

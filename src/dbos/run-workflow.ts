@@ -70,7 +70,7 @@ export async function runPiece(spec: RunSpec): Promise<PieceOutcome> {
   const permissions = narrowPermissions(h.permissions, spec.options.permissions);
   const remembered = begun.rules ?? [];
   const loaded: { run?: StoredRun } = {};
-  const store = replayedLoads(pgRunStore(h.pool, h.key, { runId: spec.runId, part: spec.part, spec: specDigest(spec), ...(spec.seen !== undefined ? { seen: spec.seen } : {}) }), loaded);
+  const store = replayedLoads(pgRunStore(h.pool, h.key, { runId: spec.runId, part: spec.part, spec: specDigest(spec), workspace: h.cwd, ...(spec.seen !== undefined ? { seen: spec.seen } : {}) }), loaded);
   // The run's time starts at the recorded start of this piece (less the time it was active before, for a resumption).
   const clock = new RunClock(begun.now);
   const { permissions: _rules, ...limits } = spec.options;

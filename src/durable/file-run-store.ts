@@ -1,13 +1,13 @@
 import { randomBytes } from "../util/node-crypto.js";
 import { close, closeSync, constants, fstatSync, fsyncSync, open, openSync, readdirSync, readFileSync, renameSync, unlink, unlinkSync, write, writeSync, type Stats } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { promisify } from "node:util";
 import { AgentError } from "../errors/agent-error.js";
 import { agentFolder, realFoldersDown } from "../record/agent-folder.js";
 import { existingSessionKey, sessionKey } from "../record/session-key.js";
 import { checkSessionId } from "../record/transcript.js";
 import { baseLine, deltaLine, readJournal } from "./run-journal.js";
-import type { RunStore, SaveHint, StoredRun } from "./run-store.js";
+import { bindingProblem, type RunStore, type SaveHint, type StoredRun } from "./run-store.js";
 
 const code = (error: unknown) => (error as NodeJS.ErrnoException).code;
 // Making a file (its inode) is the dearest thing a run start does to the disk, up to a millisecond or more on a busy
@@ -66,6 +66,8 @@ export function fileRunStore(cwd: string): RunStore {
     }
     const journal = readJournal(text, existingSessionKey());
     if ("problem" in journal) throw damaged(file, journal.problem);
+    const unbound = bindingProblem(journal.run, { sessionId: basename(file, ".json"), workspace: cwd });
+    if (unbound) throw damaged(file, unbound);
     return journal.run;
   };
 
