@@ -47,7 +47,12 @@ export function pgRunStore(pool: pg.Pool, key: RunKey, piece: StorePiece): RunSt
     if (!e || typeof e !== "object" || typeof e.run !== "string" || typeof e.runId !== "string" || typeof e.part !== "number" || typeof e.spec !== "string") {
       throw damaged(sessionId, "it is not a signed run record { run, runId, part, spec, sig }");
     }
-    const envelope = e as Envelope;
+    let envelope = e as Envelope;
+    try {
+      envelope = { ...envelope, run: key.sealer(["stored run", sessionId]).unseal(envelope.run) };
+    } catch (error) {
+      throw damaged(sessionId, (error as Error).message);
+    }
     if (!key.verify(scopeOf(sessionId, envelope), envelope.run, envelope.sig)) {
       throw damaged(sessionId, "its signature does not match (it was changed outside statecraft, copied from another session, or signed with another run key)");
     }
@@ -70,7 +75,8 @@ export function pgRunStore(pool: pg.Pool, key: RunKey, piece: StorePiece): RunSt
       await pool.query(
         `INSERT INTO statecraft.stored_runs (session_id, run_id, record) VALUES ($1, $2, $3)
          ON CONFLICT (session_id) DO UPDATE SET run_id = EXCLUDED.run_id, record = EXCLUDED.record`,
-        [run.sessionId, run.runId, JSON.stringify({ ...envelope, sig })],
+        // Signed as it is, kept with its secrets sealed (the database's readers are not all the workers).
+        [run.sessionId, run.runId, JSON.stringify({ ...envelope, run: key.sealer(["stored run", run.sessionId]).seal(envelope.run), sig })],
       );
     },
     async load(sessionId) {

@@ -1,10 +1,11 @@
 import { randomBytes } from "../util/node-crypto.js";
-import { close, closeSync, constants, fstatSync, fsyncSync, open, openSync, readdirSync, readFileSync, renameSync, unlink, unlinkSync, write, writeSync, type Stats } from "node:fs";
-import { basename, join } from "node:path";
+import { close, closeSync, constants, fstatSync, fsyncSync, open, openSync, readdirSync, readFileSync, realpathSync, renameSync, unlink, unlinkSync, write, writeSync, type Stats } from "node:fs";
+import { basename, join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { AgentError } from "../errors/agent-error.js";
 import { agentFolder, realFoldersDown } from "../record/agent-folder.js";
 import { existingSessionKey, sessionKey } from "../record/session-key.js";
+import { SealError, secretSealer } from "../record/sealed-secrets.js";
 import { checkSessionId } from "../record/transcript.js";
 import { baseLine, deltaLine, readJournal } from "./run-journal.js";
 import { bindingProblem, type RunStore, type SaveHint, type StoredRun } from "./run-store.js";
@@ -33,6 +34,9 @@ export function runsFolder(cwd: string): string {
  */
 export function fileRunStore(cwd: string): RunStore {
   const root = agentFolder(cwd);
+  // Secrets in a stored run are written sealed (record/sealed-secrets.ts): `.agent/` is readable by the agent's tools
+  // and by anyone with the folder, and the run must resume exactly as it was.
+  const sealerOf = (key: Buffer, sessionId: string) => secretSealer(key, ["statecraft stored run", workspaceOf(cwd), sessionId]);
   const folder = runsFolder(cwd);
   const fileOf = (sessionId: string) => {
     checkSessionId(sessionId);
@@ -64,7 +68,16 @@ export function fileRunStore(cwd: string): RunStore {
     } finally {
       closeSync(fd);
     }
-    const journal = readJournal(text, existingSessionKey());
+    const key = existingSessionKey();
+    if (key) {
+      try {
+        text = sealerOf(key, basename(file, ".json")).unseal(text);
+      } catch (error) {
+        if (error instanceof SealError) throw damaged(file, error.message);
+        throw error;
+      }
+    }
+    const journal = readJournal(text, key);
     if ("problem" in journal) throw damaged(file, journal.problem);
     const unbound = bindingProblem(journal.run, { sessionId: basename(file, ".json"), workspace: cwd });
     if (unbound) throw damaged(file, unbound);
@@ -95,7 +108,8 @@ export function fileRunStore(cwd: string): RunStore {
     const file = fileOf(run.sessionId);
     realFoldersDown(root, folder);
     const key = sessionKey();
-    const { line, sig, batch } = baseLine(key, run);
+    const { line: plain, sig, batch } = baseLine(key, run);
+    const line = sealerOf(key, run.sessionId).seal(plain);
     // A fresh name, made exclusively and without following a link, then renamed over the old file: rename replaces
     // the name itself (a link planted there is replaced, never followed). The lock made one already, most times.
     const made = spare.get(run.sessionId);
@@ -144,7 +158,7 @@ export function fileRunStore(cwd: string): RunStore {
       last.fd = fd;
     }
     const { line, sig, batch } = deltaLine(last.key, last.sig, run, from, last.batch);
-    writeSync(last.fd, line);
+    writeSync(last.fd, sealerOf(last.key, run.sessionId).seal(line));
     last.messages = run.messages.length;
     last.sig = sig;
     last.batch = batch;
@@ -266,6 +280,14 @@ export function fileRunStore(cwd: string): RunStore {
       throw new AgentError("RUN_BUSY", `could not take the lock ${file}: other processes keep taking it`);
     },
   };
+}
+
+function workspaceOf(cwd: string): string {
+  try {
+    return realpathSync.native(resolve(cwd));
+  } catch {
+    return resolve(cwd);
+  }
 }
 
 function damaged(file: string, why: string): AgentError {
