@@ -8,7 +8,7 @@ import { createPermissionPolicy } from "../../src/permissions/policy.js";
 import { PERMISSION_MODES } from "../../src/permissions/types.js";
 import { query } from "../../src/query.js";
 import { defineTool } from "../../src/tools/define-tool.js";
-import { bashTool, readFileTool, writeFileTool } from "../../src/tools/builtin/index.js";
+import { bashTool, globTool, grepTool, readFileTool, writeFileTool } from "../../src/tools/builtin/index.js";
 import { PROTECTED_RULES } from "../../src/tools/protected-paths.js";
 import { collect } from "../support/engine.js";
 import { stdioServer } from "../mcp/servers.js";
@@ -222,5 +222,32 @@ describe("the user's statecraft folders, for every tool", () => {
     }
     expect(fs.readFileSync(path.join(ws, ".config", "statecraft", "config.json"), "utf8")).toBe("{}\n");
     expect(fs.existsSync(path.join(ws, ".config", "statecraft", "trusted-folders.json"))).toBe(false);
+  });
+
+  it("grep and glob over a workspace that holds the statecraft folder (the workspace at $HOME) never find what is in it", async () => {
+    process.env.HOME = ws;
+    delete process.env.XDG_CONFIG_HOME;
+    process.env.STATECRAFT_HOME = path.join(ws, ".config", "statecraft");
+    writeFiles(ws, { ".config/statecraft/session-key": `${KEY}\n`, ".config/statecraft/trusted-folders.json": '{"folders":["/"]}\n', "src/a.txt": "abab here\n" });
+    const calls = [
+      { name: "grep", input: { pattern: "abab" } },
+      { name: "grep", input: { pattern: "folders", glob: "*.json" } },
+      { name: "grep", input: { pattern: "ab", path: ".config" } },
+      { name: "glob", input: { pattern: "**/session-key" } },
+      { name: "glob", input: { pattern: "**/*", path: ".config" } },
+    ];
+    const through: string[] = [];
+    for (const call of calls) {
+      const model = scriptedModel([{ toolCalls: [call] }, { text: "done" }]);
+      const { events } = await collect(query("go", { model, tools: [grepTool(), globTool()], cwd: ws, permissions: { mode: "bypassPermissions" } }));
+      const [got] = results(events);
+      // A file found is named by its path (a "no files match <pattern>" answer only repeats the pattern).
+      if (got.content.includes(KEY) || got.content.includes("statecraft/session-key") || got.content.includes("statecraft/trusted-folders")) through.push(JSON.stringify(call));
+    }
+    expect(through).toEqual([]);
+    // The control: the rest of the workspace is still searched.
+    const model = scriptedModel([{ toolCalls: [{ name: "grep", input: { pattern: "abab" } }] }, { text: "done" }]);
+    const { events } = await collect(query("go", { model, tools: [grepTool()], cwd: ws }));
+    expect(results(events)[0].content).toContain("src/a.txt");
   });
 });
