@@ -5,7 +5,7 @@ import { promisify } from "node:util";
 import { AgentError } from "../errors/agent-error.js";
 import { agentFolder, realFoldersDown } from "../record/agent-folder.js";
 import { existingSessionKey, sessionKey } from "../record/session-key.js";
-import { SealError, secretSealer } from "../record/sealed-secrets.js";
+import { SealError, secretSealer, type SecretSealer } from "../record/sealed-secrets.js";
 import { checkSessionId } from "../record/transcript.js";
 import { baseLine, deltaLine, readJournal } from "./run-journal.js";
 import { bindingProblem, type RunStore, type SaveHint, type StoredRun } from "./run-store.js";
@@ -36,7 +36,15 @@ export function fileRunStore(cwd: string): RunStore {
   const root = agentFolder(cwd);
   // Secrets in a stored run are written sealed (record/sealed-secrets.ts): `.agent/` is readable by the agent's tools
   // and by anyone with the folder, and the run must resume exactly as it was.
-  const sealerOf = (key: Buffer, sessionId: string) => secretSealer(key, ["statecraft stored run", workspaceOf(cwd), sessionId]);
+  // Made once per session and key: a run checkpoints every few steps, and each sealer reads the environment's secrets.
+  const sealers = new Map<string, { key: Buffer; sealer: SecretSealer }>();
+  const sealerOf = (key: Buffer, sessionId: string): SecretSealer => {
+    const known = sealers.get(sessionId);
+    if (known && known.key.equals(key)) return known.sealer;
+    const sealer = secretSealer(key, ["statecraft stored run", workspaceOf(cwd), sessionId]);
+    sealers.set(sessionId, { key, sealer });
+    return sealer;
+  };
   const folder = runsFolder(cwd);
   const fileOf = (sessionId: string) => {
     checkSessionId(sessionId);
@@ -168,6 +176,7 @@ export function fileRunStore(cwd: string): RunStore {
   const forget = (sessionId: string) => {
     const last = written.get(sessionId);
     written.delete(sessionId);
+    sealers.delete(sessionId);
     if (last?.fd !== undefined) closeSync(last.fd);
   };
 
