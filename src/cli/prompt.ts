@@ -5,15 +5,36 @@ import { oneLine, toolSubject } from "./format.js";
 import type { InputStream, OutputStream } from "./io.js";
 import { sanitize } from "./render.js";
 
+/** Lines of a field shown before the rest is left out, when a call is too long to show whole. */
 const MAX_SHOWN_LINES = 40;
+/** A call is shown whole up to this many lines in all (and characters): past it, it can only be denied here. */
+export const MAX_WHOLE_LINES = 400;
+export const MAX_WHOLE_CHARS = 40_000;
 
 function record(input: unknown): Record<string, unknown> {
   return input !== null && typeof input === "object" && !Array.isArray(input) ? (input as Record<string, unknown>) : {};
 }
 
-function capped(lines: string[], prefix: string, paint: (text: string) => string, style: Style): string[] {
-  const shown = lines.slice(0, MAX_SHOWN_LINES).map((line) => paint(`${prefix}${sanitize(line)}`));
-  if (lines.length > MAX_SHOWN_LINES) shown.push(style.dim(`      … ${lines.length - MAX_SHOWN_LINES} more lines`));
+/**
+ * Text as it would run, made safe to print without hiding anything: control characters (but tab) and Unicode format
+ * characters (bidirectional overrides, zero-width spaces…) are written as `⟨U+202E⟩`, never dropped, so a
+ * carriage return or an escape sequence can't hide what comes before it.
+ */
+export function visible(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/[\u0000-\u0008\u000a-\u001f\u007f-\u009f]|\p{Cf}/gu, (c) => `⟨U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}⟩`);
+}
+
+/** A request as shown: its lines, and whether they show all of the call (only then may it be allowed here). */
+export interface RequestView {
+  lines: string[];
+  whole: boolean;
+}
+
+function shownLines(lines: string[], prefix: string, paint: (text: string) => string, style: Style, whole: boolean): string[] {
+  const limit = whole ? lines.length : MAX_SHOWN_LINES;
+  const shown = lines.slice(0, limit).map((line) => paint(`${prefix}${visible(line)}`));
+  if (lines.length > limit) shown.push(style.dim(`      … ${lines.length - limit} more lines not shown`));
   return shown;
 }
 
@@ -22,8 +43,43 @@ function capped(lines: string[], prefix: string, paint: (text: string) => string
  * `bash`, the lines an `edit_file` removes and adds, what a `write_file` writes, the input of any other tool.
  */
 export function describeRequest(request: PermissionRequest, style: Style): string[] {
+  return viewRequest(request, style).lines;
+}
+
+/**
+ * `describeRequest`, saying whether the lines show the call whole. A call past `MAX_WHOLE_LINES` lines or
+ * `MAX_WHOLE_CHARS` characters is shown in part, and the question says it can only be denied here.
+ */
+export function viewRequest(request: PermissionRequest, style: Style): RequestView {
+  const texts = shownTexts(request);
+  const size = texts.reduce((sum, text) => ({ lines: sum.lines + text.split("\n").length, chars: sum.chars + text.length }), { lines: 0, chars: 0 });
+  const whole = size.lines <= MAX_WHOLE_LINES && size.chars <= MAX_WHOLE_CHARS;
+  const lines = requestLines(request, style, whole);
+  if (!whole) {
+    lines.push(
+      style.red(
+        `    too long to show whole here (${size.lines} lines, ${size.chars} characters; at most ${MAX_WHOLE_LINES} lines and ${MAX_WHOLE_CHARS} ` +
+          "characters are shown whole), so it can't be allowed here: n denies it; allow it with a rule after reading it elsewhere",
+      ),
+    );
+  }
+  return { lines, whole };
+}
+
+/** The texts of a call the question shows in full. */
+function shownTexts(request: PermissionRequest): string[] {
   const { name, input } = request.call;
   const fields = record(input);
+  if (name === "bash" && typeof fields.command === "string") return [fields.command];
+  if (name === "edit_file" && typeof fields.old_string === "string" && typeof fields.new_string === "string") return [fields.old_string, fields.new_string];
+  if (name === "write_file" && typeof fields.content === "string") return [fields.content];
+  return [JSON.stringify(input, null, 2) ?? String(input)];
+}
+
+function requestLines(request: PermissionRequest, style: Style, whole: boolean): string[] {
+  const { name, input } = request.call;
+  const fields = record(input);
+  const capped = (lines: string[], prefix: string, paint: (text: string) => string, s: Style) => shownLines(lines, prefix, paint, s, whole);
   const lines = [
     `${style.yellow("?")} ${style.bold(name)} ${oneLine(sanitize(toolSubject(name, input)), 80)} ${style.dim(`— ${request.reason}`)}`,
   ];
@@ -31,12 +87,12 @@ export function describeRequest(request: PermissionRequest, style: Style): strin
     lines.push(...capped(fields.command.split("\n"), "    $ ", (t) => t, style));
     if (typeof fields.timeoutMs === "number") lines.push(style.dim(`    (time limit ${fields.timeoutMs} ms)`));
   } else if (name === "edit_file" && typeof fields.old_string === "string" && typeof fields.new_string === "string") {
-    lines.push(`    edit ${sanitize(String(fields.path ?? ""))}${fields.replace_all === true ? style.dim(" (every occurrence)") : ""}`);
+    lines.push(`    edit ${visible(String(fields.path ?? ""))}${fields.replace_all === true ? style.dim(" (every occurrence)") : ""}`);
     lines.push(...capped(fields.old_string.split("\n"), "    - ", style.red, style));
     lines.push(...capped(fields.new_string.split("\n"), "    + ", style.green, style));
   } else if (name === "write_file" && typeof fields.content === "string") {
     const content = fields.content.split("\n");
-    lines.push(`    write ${sanitize(String(fields.path ?? ""))} (${content.length} lines)`);
+    lines.push(`    write ${visible(String(fields.path ?? ""))} (${content.length} lines)`);
     lines.push(...capped(content, "    + ", style.green, style));
   } else {
     const json = JSON.stringify(input, null, 2) ?? String(input);
@@ -51,8 +107,9 @@ export const ANSWER_WORDS: Record<PermissionAnswer, string> = {
   deny: "denied",
 };
 
-/** The question under the request. */
-export function questionLine(style: Style): string {
+/** The question under the request; for a call not shown whole, only n is offered. */
+export function questionLine(style: Style, whole = true): string {
+  if (!whole) return `  ${style.bold("Deny?")} ${style.cyan("[n]")} ${style.dim("n: no (y and a are off: the call is not shown whole) ›")} `;
   return `  ${style.bold("Allow?")} ${style.cyan("[y/a/n]")} ${style.dim("y: yes, once · a: always (this session) · n: no ›")} `;
 }
 
@@ -108,11 +165,19 @@ export function createTerminalPrompter(options: TerminalPrompterOptions): Permis
         resolve("deny");
         return;
       }
+      const view = viewRequest(request, style);
+      let warned = false;
       const onData = (chunk: Buffer | string) => {
         const text = typeof chunk === "string" ? chunk : chunk.toString("utf8");
         for (const key of text) {
           const answer = answerForKey(key);
           if (answer === undefined) continue;
+          // What is not shown whole is not allowed from here: y and a are not answers then.
+          if (!view.whole && (answer === "allow" || answer === "allow_always")) {
+            if (!warned) output.write(style.yellow("(not shown whole: it can't be allowed here; n denies) "));
+            warned = true;
+            continue;
+          }
           if (answer === "interrupt") {
             output.write(style.yellow("interrupted\n"));
             finish("deny", false);
@@ -156,7 +221,7 @@ export function createTerminalPrompter(options: TerminalPrompterOptions): Permis
       input.on("data", onData);
       input.resume();
       options.beforeAsk?.();
-      output.write(`${describeRequest(request, style).join("\n")}\n${questionLine(style)}`);
+      output.write(`${view.lines.join("\n")}\n${questionLine(style, view.whole)}`);
     });
 
   return {

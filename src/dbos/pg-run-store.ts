@@ -1,6 +1,6 @@
 import type pg from "pg";
 import { AgentError } from "../errors/agent-error.js";
-import { runRecordProblem, type RunStore, type StoredRun } from "../durable/run-store.js";
+import { bindingProblem, runRecordProblem, type RunStore, type StoredRun } from "../durable/run-store.js";
 import type { RunKey } from "./run-key.js";
 import { pendingDigest } from "./sealed.js";
 
@@ -12,6 +12,8 @@ export interface StorePiece {
   spec: string;
   /** A resumption: the digest of the pending calls shown to whoever answered (`RunSpec.seen`). */
   seen?: string;
+  /** The worker's workspace: a stored run is resumed only in the workspace (real path) it ran in. */
+  workspace?: string;
 }
 
 /** What `statecraft.stored_runs.record` holds: the run's JSON text as signed, and what the signature covers. */
@@ -45,7 +47,12 @@ export function pgRunStore(pool: pg.Pool, key: RunKey, piece: StorePiece): RunSt
     if (!e || typeof e !== "object" || typeof e.run !== "string" || typeof e.runId !== "string" || typeof e.part !== "number" || typeof e.spec !== "string") {
       throw damaged(sessionId, "it is not a signed run record { run, runId, part, spec, sig }");
     }
-    const envelope = e as Envelope;
+    let envelope = e as Envelope;
+    try {
+      envelope = { ...envelope, run: key.sealer(["stored run", sessionId]).unseal(envelope.run) };
+    } catch (error) {
+      throw damaged(sessionId, (error as Error).message);
+    }
     if (!key.verify(scopeOf(sessionId, envelope), envelope.run, envelope.sig)) {
       throw damaged(sessionId, "its signature does not match (it was changed outside statecraft, copied from another session, or signed with another run key)");
     }
@@ -68,13 +75,16 @@ export function pgRunStore(pool: pg.Pool, key: RunKey, piece: StorePiece): RunSt
       await pool.query(
         `INSERT INTO statecraft.stored_runs (session_id, run_id, record) VALUES ($1, $2, $3)
          ON CONFLICT (session_id) DO UPDATE SET run_id = EXCLUDED.run_id, record = EXCLUDED.record`,
-        [run.sessionId, run.runId, JSON.stringify({ ...envelope, sig })],
+        // Signed as it is, kept with its secrets sealed (the database's readers are not all the workers).
+        [run.sessionId, run.runId, JSON.stringify({ ...envelope, run: key.sealer(["stored run", run.sessionId]).seal(envelope.run), sig })],
       );
     },
     async load(sessionId) {
       const found = await pool.query<{ record: unknown }>("SELECT record FROM statecraft.stored_runs WHERE session_id = $1", [sessionId]);
       if (found.rows.length === 0) return undefined;
       const { run, envelope } = read(sessionId, found.rows[0].record);
+      const unbound = piece.workspace === undefined ? undefined : bindingProblem(run, { sessionId, workspace: piece.workspace });
+      if (unbound) throw damaged(sessionId, unbound);
       // A resumption takes only the suspension the piece before it saved, of this run, queued as it is now.
       if (piece.part > 0) {
         if (envelope.runId !== piece.runId) throw damaged(sessionId, `it is run ${envelope.runId}'s, and run ${piece.runId} is being resumed`);

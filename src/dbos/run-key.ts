@@ -1,6 +1,7 @@
 import { createHash, createHmac, timingSafeEqual } from "node:crypto";
 import type pg from "pg";
 import { AgentError } from "../errors/agent-error.js";
+import { secretSealer, type SecretSealer } from "../record/sealed-secrets.js";
 import { sessionKey, sessionKeyPath } from "../record/session-key.js";
 
 /** The environment variable a worker reads its run key from when `createWorker` is given none. */
@@ -22,6 +23,8 @@ export interface RunKey {
   readonly id: string;
   sign(scope: readonly unknown[], text: string): string;
   verify(scope: readonly unknown[], text: string, sig: unknown): boolean;
+  /** Seals the secrets of text kept in the database (a stored run, a step's output) for `scope`; unseals them. */
+  sealer(scope: readonly unknown[]): SecretSealer;
 }
 
 /**
@@ -57,6 +60,7 @@ export function resolveRunKey(given: string | Uint8Array | undefined, env: NodeJ
     source,
     id,
     sign: (scope, text) => SIGNATURE_PREFIX + mac(scope, text).toString("hex"),
+    sealer: (scope) => secretSealer(key, ["statecraft/dbos", ...scope]),
     verify(scope, text, sig) {
       if (typeof sig !== "string" || !sig.startsWith(SIGNATURE_PREFIX)) return false;
       const given = Buffer.from(sig.slice(SIGNATURE_PREFIX.length), "hex");

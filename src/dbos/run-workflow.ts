@@ -21,7 +21,7 @@ import type { RunKey } from "./run-key.js";
 import { historyOf, sealHistory, specDigest } from "./sealed.js";
 import { narrowPermissions, type RunOptions } from "./run-options.js";
 import { blockingRun, enqueuePiece, nextWaiting, specOfRow, withSession, type RunRow } from "./runs-table.js";
-import { replayableCallIds, stepEffects, toolStarts } from "./step-effects.js";
+import { replayableCallIds, sealedCodec, stepEffects, toolStarts, type StepCodec } from "./step-effects.js";
 import { RunClock } from "./run-clock.js";
 import { sealingRules, sessionRules } from "./session-rules.js";
 import { redactLine, secretValues } from "../record/redact.js";
@@ -63,14 +63,19 @@ export async function runPiece(spec: RunSpec): Promise<PieceOutcome> {
   const h = host;
   if (!h) throw new Error("statecraft/dbos: no worker in this process (createWorker() first)");
   const workflowId = DBOS.workflowID!;
-  const begun = decode<{ wait?: string; history?: Message[]; rules?: string[]; now: number }>(await DBOS.runStep(() => begin(h, spec), { name: "begin" }));
+  // Step outputs (DBOS's operation_outputs) hold the conversation, call inputs and the stored run: kept with their
+  // secrets sealed under the run key, as statecraft.stored_runs is.
+  const sealer = h.key.sealer(["step output", spec.runId]);
+  const codec = sealedCodec(sealer);
+  const sealedStep = (run: () => Promise<string>, name: string) => DBOS.runStep(async () => sealer.seal(await run()), { name }).then((text) => sealer.unseal(text));
+  const begun = decode<{ wait?: string; history?: Message[]; rules?: string[]; now: number }>(await sealedStep(() => begin(h, spec), "begin"));
   if (begun.wait !== undefined) return { status: "waiting", behind: begun.wait };
 
   const lines = new PgLines(h.pool, { sessionId: spec.sessionId, runId: spec.runId, part: spec.part }, (error) => h.logger?.error({ sessionId: spec.sessionId }, `statecraft: ${error.message}`));
   const permissions = narrowPermissions(h.permissions, spec.options.permissions);
   const remembered = begun.rules ?? [];
   const loaded: { run?: StoredRun } = {};
-  const store = replayedLoads(pgRunStore(h.pool, h.key, { runId: spec.runId, part: spec.part, spec: specDigest(spec), ...(spec.seen !== undefined ? { seen: spec.seen } : {}) }), loaded);
+  const store = replayedLoads(codec, pgRunStore(h.pool, h.key, { runId: spec.runId, part: spec.part, spec: specDigest(spec), workspace: h.cwd, ...(spec.seen !== undefined ? { seen: spec.seen } : {}) }), loaded);
   // The run's time starts at the recorded start of this piece (less the time it was active before, for a resumption).
   const clock = new RunClock(begun.now);
   const { permissions: _rules, ...limits } = spec.options;
@@ -98,7 +103,7 @@ export async function runPiece(spec: RunSpec): Promise<PieceOutcome> {
   };
   const hostRun = (prepared: RunSettings) => {
     prepared.hosted = {
-      effects: stepEffects({ workflowId, starts: toolStarts(h.pool), clock }),
+      effects: stepEffects({ workflowId, starts: toolStarts(h.pool), clock, codec }),
       sinks: { trace: lines.sink("trace"), transcript: sealingRules(lines.sink("transcript"), lines.sink("rule"), h.key, spec.sessionId), audit: lines.sink("audit") },
       time: { machine: clock.machineOptions(), clock: clock.actorClock() },
     };
@@ -143,31 +148,31 @@ export async function runPiece(spec: RunSpec): Promise<PieceOutcome> {
   if (refused) {
     const failure = refused;
     h.logger?.error({ sessionId: spec.sessionId, runId: spec.runId, code: failure.code }, `statecraft: run ${spec.runId} can't go on: ${failure.message}`);
-    return decode<PieceOutcome>(await DBOS.runStep(() => endRefused(h, spec, failure), { name: "end" }));
+    return decode<PieceOutcome>(await sealedStep(() => endRefused(h, spec, failure), "end"));
   }
-  return decode<PieceOutcome>(await DBOS.runStep(() => end(h, spec, result!), { name: "end" }));
+  return decode<PieceOutcome>(await sealedStep(() => end(h, spec, result!), "end"));
 }
 
 /**
  * A run store whose loads are steps: a replayed resumption reads the stored run it read the first time. A load that
  * failed (RUN_DAMAGED) is recorded as that error, code and all.
  */
-function replayedLoads(store: RunStore, loaded: { run?: StoredRun }): RunStore {
+function replayedLoads(codec: StepCodec, store: RunStore, loaded: { run?: StoredRun }): RunStore {
   return {
     ...store,
     load: async (sessionId) => {
       const text = await DBOS.runStep(
         async () => {
           try {
-            return encode({ run: (await store.load(sessionId)) ?? null });
+            return codec.encode({ run: (await store.load(sessionId)) ?? null });
           } catch (error) {
-            if (error instanceof AgentError) return encode({ error });
+            if (error instanceof AgentError) return codec.encode({ error });
             throw error;
           }
         },
         { name: "loadRun" },
       );
-      const got = decode<{ run?: StoredRun | null; error?: AgentError }>(text);
+      const got = codec.decode<{ run?: StoredRun | null; error?: AgentError }>(text);
       if (got.error) throw got.error;
       loaded.run = got.run ?? undefined;
       return loaded.run;

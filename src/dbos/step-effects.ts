@@ -8,6 +8,18 @@ import type { ToolCall, ToolResult } from "../models/messages.js";
 import type { AnyTool } from "../tools/define-tool.js";
 import { decode, encode } from "./codec.js";
 import type { RunClock } from "./run-clock.js";
+import type { SecretSealer } from "../record/sealed-secrets.js";
+
+/** A step's output as DBOS keeps it (`operation_outputs`): its secrets sealed (record/sealed-secrets.ts). */
+export interface StepCodec {
+  encode(value: unknown): string;
+  decode<T>(text: string): T;
+}
+
+/** The codec of a run's steps: encode then seal; unseal then decode. */
+export function sealedCodec(sealer: SecretSealer): StepCodec {
+  return { encode: (value) => sealer.seal(encode(value)), decode: <T>(text: string) => decode<T>(sealer.unseal(text)) };
+}
 
 /**
  * What a step recorded: its output or error, what it reported while it ran (replayed in order), the run's time when
@@ -33,6 +45,7 @@ function inWorkflow(what: string): void {
  * played to the engine in the same order. Errors are recorded as values: the engine branches on their codes.
  */
 async function step<T>(
+  codec: StepCodec,
   name: string,
   clock: RunClock,
   signal: AbortSignal,
@@ -53,7 +66,7 @@ async function step<T>(
         reports.push(event);
         report(event);
       };
-      const end = (fields: Pick<Recorded, "ok" | "value" | "error">) => encode({ ...fields, reports, at: clock.now(), ...(signal.aborted ? { cut: true } : {}) } satisfies Recorded);
+      const end = (fields: Pick<Recorded, "ok" | "value" | "error">) => codec.encode({ ...fields, reports, at: clock.now(), ...(signal.aborted ? { cut: true } : {}) } satisfies Recorded);
       try {
         return end({ ok: true, value: keep(await run(live)) });
       } catch (error) {
@@ -62,7 +75,7 @@ async function step<T>(
     },
     { name },
   );
-  const recorded = decode<Recorded>(text);
+  const recorded = codec.decode<Recorded>(text);
   if (!ranHere) {
     for (const event of recorded.reports) report(event);
     clock.recorded(recorded.at);
@@ -81,19 +94,19 @@ async function step<T>(
  * A hook run as a step of its own (afterToolCall runs after its tool's step): once per call, and a replay gets its
  * recorded answer, or its recorded failure, back without calling it.
  */
-async function hookStep<T>(name: string, run: () => T | Promise<T>): Promise<T> {
+async function hookStep<T>(codec: StepCodec, name: string, run: () => T | Promise<T>): Promise<T> {
   inWorkflow(name);
   const text = await DBOS.runStep(
     async () => {
       try {
-        return encode({ ok: true, value: (await run()) ?? null });
+        return codec.encode({ ok: true, value: (await run()) ?? null });
       } catch (error) {
-        return encode({ ok: false, message: error instanceof Error ? error.message : String(error) });
+        return codec.encode({ ok: false, message: error instanceof Error ? error.message : String(error) });
       }
     },
     { name },
   );
-  const recorded = decode<{ ok: boolean; value?: T | null; message?: string }>(text);
+  const recorded = codec.decode<{ ok: boolean; value?: T | null; message?: string }>(text);
   if (!recorded.ok) throw new Error(recorded.message);
   return (recorded.value ?? undefined) as T;
 }
@@ -118,12 +131,12 @@ export function toolStarts(pool: pg.Pool): ToolStarts {
  * runs; found started by a replay (its process died mid-call), a `read` tool runs again and a `write`/`exec` tool does
  * not: the model gets `INTERRUPTED`, as in docs/durable.md.
  */
-export function stepEffects(options: { workflowId: string; starts: ToolStarts; clock: RunClock }): Effects {
-  const { workflowId, starts, clock } = options;
+export function stepEffects(options: { workflowId: string; starts: ToolStarts; clock: RunClock; codec: StepCodec }): Effects {
+  const { workflowId, starts, clock, codec } = options;
   const wrapTool = (tool: AnyTool): AnyTool => ({
     ...tool,
     execute: (input, context) =>
-      step(`tool:${tool.name}`, clock, context.signal, () => undefined, async () => {
+      step(codec, `tool:${tool.name}`, clock, context.signal, () => undefined, async () => {
         const seenBefore = await starts.mark(workflowId, context.toolCallId);
         if (seenBefore && tool.risk !== "read") {
           // The same error result as a crash-resumed run's (docs/durable.md), not a thrown error: the model reads it.
@@ -140,7 +153,7 @@ export function stepEffects(options: { workflowId: string; starts: ToolStarts; c
   return {
     buildContext: (input, signal, report) =>
       // The model is code, not data: a hook may not change it (the policy is the run's own, made with its settings).
-      step("buildContext", clock, signal, report, (live) => defaultEffects.buildContext(input, signal, live), ({ model, ...data }) => {
+      step(codec, "buildContext", clock, signal, report, (live) => defaultEffects.buildContext(input, signal, live), ({ model, ...data }) => {
         // A model is code: a replay could not make the one a hook returned again.
         if (model !== undefined) throw new AgentError("HOOK_FAILED", "hook prepareNextTurn failed: it can't change the model on a worker (a replayed run could not make that model again); choose the model in createWorker's model function, from the run's options");
         return data;
@@ -149,17 +162,17 @@ export function stepEffects(options: { workflowId: string; starts: ToolStarts; c
         if (input.first) await input.policy.ready;
         return built;
       }),
-    callModel: (input, signal, report) => step("callModel", clock, signal, report, (live) => defaultEffects.callModel(input, signal, live)),
-    askPermission: (input, signal, report) => step("askPermission", clock, signal, report, (live) => defaultEffects.askPermission(input, signal, live)),
+    callModel: (input, signal, report) => step(codec, "callModel", clock, signal, report, (live) => defaultEffects.callModel(input, signal, live)),
+    askPermission: (input, signal, report) => step(codec, "askPermission", clock, signal, report, (live) => defaultEffects.askPermission(input, signal, live)),
     runTools: (input, signal, report) => {
       const after = input.afterToolCall;
       return defaultEffects.runTools(
-        { ...input, calls: input.calls.map((c) => ({ ...c, tool: wrapTool(c.tool) })), ...(after ? { afterToolCall: (call: ToolCall, result: ToolResult) => hookStep("afterToolCall", () => after(call, result)) } : {}) },
+        { ...input, calls: input.calls.map((c) => ({ ...c, tool: wrapTool(c.tool) })), ...(after ? { afterToolCall: (call: ToolCall, result: ToolResult) => hookStep(codec, "afterToolCall", () => after(call, result)) } : {}) },
         signal,
         report,
       );
     },
-    decideRecovery: (input, signal, report) => step("decideRecovery", clock, signal, report, (live) => defaultEffects.decideRecovery(input, signal, live)),
+    decideRecovery: (input, signal, report) => step(codec, "decideRecovery", clock, signal, report, (live) => defaultEffects.decideRecovery(input, signal, live)),
   };
 }
 

@@ -41,15 +41,17 @@ export interface ForkStart {
 /**
  * Forks a recorded session: rebuilds the conversation as it stood at seq `at` and continues live as a new session
  * through the engine, with the given options (another model, system prompt, limits or permissions). Options not
- * given are the recorded run's (limits, system prompt, cwd, ask and deny rules), except the permission mode and allow
- * rules, which are never inherited (without `permissions` the mode is "default"); tools and the model must be
+ * given are the recorded run's (limits, system prompt, ask and deny rules), except the permission mode and allow
+ * rules, which are never inherited, and the folder: the fork works in `cwd`, else `process.cwd()`, never in the
+ * folder the trace names (a trace can come from anywhere; its `cwd` would choose what the fork's tools touch) (without `permissions` the mode is "default"); tools and the model must be
  * given (the trace holds their schemas, not their code). Every trace line of the fork carries `parentSession`, its
  * first line `forkedAt: { sessionId, seq }`; it is written to the session's trace file unless `traceFile` says
  * otherwise. Returns a run like `query()`'s. A point that can't be forked from is an `AgentError` (`INVALID_OPTIONS`).
  */
 export function fork(session: TraceSession, options: ForkOptions): QueryRun {
   if (!options || typeof options !== "object") throw new AgentError("INVALID_OPTIONS", "fork(session, options): options are required, at least { at, model }");
-  const start = forkStart(session, options.at, options.run);
+  const cwd = resolve(options.cwd ?? process.cwd());
+  const start = forkStart(session, options.at, options.run, cwd);
   const recorded = analyseRun(splitRuns(session.lines)[start.run - 1], start.run - 1).options;
   const prompt = options.prompt;
   if (prompt !== undefined && typeof prompt !== "string") throw new AgentError("INVALID_OPTIONS", "fork: prompt must be a string");
@@ -66,11 +68,11 @@ export function fork(session: TraceSession, options: ForkOptions): QueryRun {
     ...(recorded ? inheritedOptions(recorded) : {}),
     ...(session.file !== undefined ? { traceFile: resolve(session.file) } : {}),
     ...definedOnly(given),
+    cwd,
     model: options.model,
   };
   if (start.pendingResponse) queryOptions.model = answerFirstWith(start.pendingResponse, options.model);
   const sessionId = options.sessionId ?? randomUUID();
-  const cwd = resolve(queryOptions.cwd ?? process.cwd());
   if (existsSync(transcriptPath(cwd, sessionId))) {
     throw new AgentError("INVALID_OPTIONS", `session ${sessionId} already exists in ${cwd}; a fork is a new session (leave sessionId out)`);
   }
@@ -101,9 +103,10 @@ export function fork(session: TraceSession, options: ForkOptions): QueryRun {
 /**
  * The conversation of a recorded session as it stood at seq `at` of run `run` (default the last run), rebuilt from
  * the trace the way the engine built it: the request, each model output, each tool result. The earlier conversation
- * of a continued or forked session comes from its earlier runs in the trace, else from its transcript.
+ * of a continued or forked session comes from its earlier runs in the trace, else from its transcript in `cwd`'s
+ * `.agent/sessions/` (default `process.cwd()`; never the folder the trace names).
  */
-export function forkStart(session: TraceSession, at: number, run?: number): ForkStart {
+export function forkStart(session: TraceSession, at: number, run?: number, cwd: string = process.cwd()): ForkStart {
   const runs = splitRuns(session.lines);
   if (runs.length === 0) throw new AgentError("INVALID_OPTIONS", `session ${session.sessionId} has no lines`);
   const number = run ?? runs.length;
@@ -122,8 +125,8 @@ export function forkStart(session: TraceSession, at: number, run?: number): Fork
   if (recorded.problem && recorded.problem.kind !== "no_done" && recorded.problem.seq <= at) {
     throw new AgentError("INVALID_OPTIONS", `the trace can't be read up to seq ${at}: ${recorded.problem.message}`);
   }
-  const summaries = compactionSummaries(session.lines, analyseRun(runs[0], 0).options?.cwd, session.sessionId);
-  const rebuild: Rebuild = { session, runs, summaries, summaryOffset: (i) => runs.slice(0, i).reduce((n, lines) => n + compactionsIn(lines), 0) };
+  const summaries = compactionSummaries(session.lines, cwd, session.sessionId);
+  const rebuild: Rebuild = { session, runs, summaries, cwd, summaryOffset: (i) => runs.slice(0, i).reduce((n, lines) => n + compactionsIn(lines), 0) };
   const initial = initialConversation(rebuild, number - 1, recorded);
   return { ...walk(rebuild, recorded, initial, index), run: number, line: recorded.lines[index] };
 }
@@ -134,7 +137,6 @@ function inheritedOptions(o: NonNullable<RecordedRun["options"]>): Partial<Query
     maxTurns: o.maxTurns,
     maxToolCalls: o.maxToolCalls,
     timeoutMs: o.timeoutMs,
-    ...(existsSync(o.cwd) ? { cwd: o.cwd } : {}),
     ...(o.systemPrompt !== undefined ? { systemPrompt: o.systemPrompt } : {}),
     // Only the rules that restrict: a trace can come from anywhere, and its recorded mode (bypassPermissions) or allow
     // rules would let the fork act without asking. The caller gives those, or the default mode applies.
@@ -150,6 +152,8 @@ function definedOnly<T extends object>(value: T): Partial<T> {
 interface Rebuild {
   session: TraceSession;
   runs: AnyTraceLine[][];
+  /** The folder the fork works in: where the session's transcript is looked for. */
+  cwd: string;
   /** Every compaction's summary in the session, in order (undefined where none is known). */
   summaries: Array<string | undefined>;
   /** How many compactions the runs before this one had. */
@@ -179,7 +183,7 @@ function initialConversation(rebuild: Rebuild, index: number, run: RecordedRun):
       // The earlier run can't be rebuilt from the trace: the transcript may still have it.
     }
   }
-  const cwd = options?.cwd ?? process.cwd();
+  const cwd = rebuild.cwd;
   const transcript = loadTranscript(cwd, session.sessionId).messages;
   if (earlier === undefined || transcript.length < earlier) {
     throw new AgentError(

@@ -1,13 +1,14 @@
 import { randomBytes } from "../util/node-crypto.js";
-import { close, closeSync, constants, fstatSync, fsyncSync, open, openSync, readdirSync, readFileSync, renameSync, unlink, unlinkSync, write, writeSync, type Stats } from "node:fs";
-import { join } from "node:path";
+import { close, closeSync, constants, fstatSync, fsyncSync, open, openSync, readdirSync, readFileSync, realpathSync, renameSync, unlink, unlinkSync, write, writeSync, type Stats } from "node:fs";
+import { basename, join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { AgentError } from "../errors/agent-error.js";
 import { agentFolder, realFoldersDown } from "../record/agent-folder.js";
 import { existingSessionKey, sessionKey } from "../record/session-key.js";
+import { SealError, secretSealer, type SecretSealer } from "../record/sealed-secrets.js";
 import { checkSessionId } from "../record/transcript.js";
 import { baseLine, deltaLine, readJournal } from "./run-journal.js";
-import type { RunStore, SaveHint, StoredRun } from "./run-store.js";
+import { bindingProblem, type RunStore, type SaveHint, type StoredRun } from "./run-store.js";
 
 const code = (error: unknown) => (error as NodeJS.ErrnoException).code;
 // Making a file (its inode) is the dearest thing a run start does to the disk, up to a millisecond or more on a busy
@@ -33,6 +34,17 @@ export function runsFolder(cwd: string): string {
  */
 export function fileRunStore(cwd: string): RunStore {
   const root = agentFolder(cwd);
+  // Secrets in a stored run are written sealed (record/sealed-secrets.ts): `.agent/` is readable by the agent's tools
+  // and by anyone with the folder, and the run must resume exactly as it was.
+  // Made once per session and key: a run checkpoints every few steps, and each sealer reads the environment's secrets.
+  const sealers = new Map<string, { key: Buffer; sealer: SecretSealer }>();
+  const sealerOf = (key: Buffer, sessionId: string): SecretSealer => {
+    const known = sealers.get(sessionId);
+    if (known && known.key.equals(key)) return known.sealer;
+    const sealer = secretSealer(key, ["statecraft stored run", workspaceOf(cwd), sessionId]);
+    sealers.set(sessionId, { key, sealer });
+    return sealer;
+  };
   const folder = runsFolder(cwd);
   const fileOf = (sessionId: string) => {
     checkSessionId(sessionId);
@@ -64,8 +76,19 @@ export function fileRunStore(cwd: string): RunStore {
     } finally {
       closeSync(fd);
     }
-    const journal = readJournal(text, existingSessionKey());
+    const key = existingSessionKey();
+    if (key) {
+      try {
+        text = sealerOf(key, basename(file, ".json")).unseal(text);
+      } catch (error) {
+        if (error instanceof SealError) throw damaged(file, error.message);
+        throw error;
+      }
+    }
+    const journal = readJournal(text, key);
     if ("problem" in journal) throw damaged(file, journal.problem);
+    const unbound = bindingProblem(journal.run, { sessionId: basename(file, ".json"), workspace: cwd });
+    if (unbound) throw damaged(file, unbound);
     return journal.run;
   };
 
@@ -93,7 +116,8 @@ export function fileRunStore(cwd: string): RunStore {
     const file = fileOf(run.sessionId);
     realFoldersDown(root, folder);
     const key = sessionKey();
-    const { line, sig, batch } = baseLine(key, run);
+    const { line: plain, sig, batch } = baseLine(key, run);
+    const line = sealerOf(key, run.sessionId).seal(plain);
     // A fresh name, made exclusively and without following a link, then renamed over the old file: rename replaces
     // the name itself (a link planted there is replaced, never followed). The lock made one already, most times.
     const made = spare.get(run.sessionId);
@@ -142,7 +166,7 @@ export function fileRunStore(cwd: string): RunStore {
       last.fd = fd;
     }
     const { line, sig, batch } = deltaLine(last.key, last.sig, run, from, last.batch);
-    writeSync(last.fd, line);
+    writeSync(last.fd, sealerOf(last.key, run.sessionId).seal(line));
     last.messages = run.messages.length;
     last.sig = sig;
     last.batch = batch;
@@ -152,6 +176,7 @@ export function fileRunStore(cwd: string): RunStore {
   const forget = (sessionId: string) => {
     const last = written.get(sessionId);
     written.delete(sessionId);
+    sealers.delete(sessionId);
     if (last?.fd !== undefined) closeSync(last.fd);
   };
 
@@ -264,6 +289,14 @@ export function fileRunStore(cwd: string): RunStore {
       throw new AgentError("RUN_BUSY", `could not take the lock ${file}: other processes keep taking it`);
     },
   };
+}
+
+function workspaceOf(cwd: string): string {
+  try {
+    return realpathSync.native(resolve(cwd));
+  } catch {
+    return resolve(cwd);
+  }
 }
 
 function damaged(file: string, why: string): AgentError {

@@ -29,6 +29,21 @@ function mac(key: Buffer, run: StoredRun): Buffer {
  * The stored run's signature. It covers everything resume() trusts (permission settings, the batch's decisions, the
  * conversation): the agent can write `.agent/` through a tool asked about, but has no key to sign what it wrote.
  */
+/**
+ * Why a stored run (its signature checked) is not this place's to resume, or undefined: a run is bound to the session
+ * whose name it is kept under and to the real path of the workspace it ran in, so a signed file copied into another
+ * workspace, or renamed to another session's name (where its approved call would run a second time), is refused.
+ */
+export function bindingProblem(run: StoredRun, place: { sessionId: string; workspace: string }): string | undefined {
+  if (run.sessionId !== place.sessionId) {
+    return `it is the run of session ${run.sessionId}, kept under the name of session ${place.sessionId} (copied or renamed)`;
+  }
+  const own = workspaceOf(run.cwd);
+  const here = workspaceOf(place.workspace);
+  if (own !== here) return `it is the run of workspace ${own}, found in workspace ${here} (copied)`;
+  return undefined;
+}
+
 export function signRun(key: Buffer, run: StoredRun): string {
   return SIGNATURE_PREFIX + mac(key, run).toString("hex");
 }

@@ -302,8 +302,16 @@ export class InspectorHub {
    * (another prompt answered first) withdraws it from the pages and rejects with the signal's reason. The call is sent
    * whole when it fits (see permission-call.ts); when it does not, a page may only deny it. A request `askedElsewhere`
    * too waits however long no page is connected: the other prompt answers it, and a page opened later is shown it.
+   * `hidden`: why `call` is not what would run (redacted), so the page may only deny it.
    */
-  requestPermission(sessionId: string, call: unknown, reason: string, signal: AbortSignal | undefined, askedElsewhere = false): Promise<"allow" | "deny"> {
+  requestPermission(
+    sessionId: string,
+    call: unknown,
+    reason: string,
+    signal: AbortSignal | undefined,
+    askedElsewhere = false,
+    hidden?: string,
+  ): Promise<"allow" | "deny"> {
     if (this.closed) return Promise.resolve("deny");
     if (signal?.aborted) return Promise.reject(signal.reason);
     const id = `p${++this.permissionCount}`;
@@ -313,7 +321,7 @@ export class InspectorHub {
         this.recordAnswer(id, "deny", "elsewhere");
         reject(signal?.reason);
       };
-      const shown = shownCall(call);
+      const shown = shownCall(call, hidden);
       this.pending.set(id, {
         sessionId,
         unshown: shown.why,

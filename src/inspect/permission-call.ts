@@ -19,9 +19,43 @@ export interface ShownCall {
   why?: string;
 }
 
-export function shownCall(call: unknown): ShownCall {
+/**
+ * Characters a page cannot show as they run: control characters (but newline and tab) and Unicode format characters
+ * (bidirectional overrides and isolates, zero-width spaces and joiners, the BOM…), which reorder or hide text.
+ */
+// eslint-disable-next-line no-control-regex
+const UNSEEN = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]|\p{Cf}/u;
+
+function unseenIn(value: unknown, depth = 0): string | undefined {
+  if (typeof value === "string") {
+    const hit = UNSEEN.exec(value);
+    return hit ? `U+${hit[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}` : undefined;
+  }
+  if (value === null || typeof value !== "object" || depth > MAX_SHOWN_DEPTH) return undefined;
+  for (const [key, item] of Object.entries(value)) {
+    const hit = unseenIn(key, depth + 1) ?? unseenIn(item, depth + 1);
+    if (hit) return hit;
+  }
+  return undefined;
+}
+
+/**
+ * The call as the page gets it. `hidden` says why what the page is sent differs from what would run (the caller
+ * redacted secret-looking parts): then, as for a call too large or holding characters a page can't show, the page
+ * may only deny it.
+ */
+export function shownCall(call: unknown, hidden?: string): ShownCall {
   const unshowable = notJsonData(call, 0);
   if (unshowable) return { call: toJson(call), whole: false, why: unshowable };
+  if (hidden !== undefined) return { call: toJson(call), whole: false, why: hidden };
+  const unseen = unseenIn(call);
+  if (unseen !== undefined) {
+    return {
+      call: toJson(call),
+      whole: false,
+      why: `the call holds the invisible or text-reordering character ${unseen}, so what a page shows is not what would run`,
+    };
+  }
   // Same conversion as other records (credentials under well-known keys redacted), only without cutting.
   const text = toJsonText(call, { maxString: Number.POSITIVE_INFINITY, maxItems: Number.POSITIVE_INFINITY, maxDepth: MAX_SHOWN_DEPTH + 1 });
   if (text.length > MAX_SHOWN_CALL_CHARS) {

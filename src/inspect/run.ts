@@ -212,13 +212,19 @@ export function createInspectedRun(hub: InspectorHub, info: InspectedRunInfo, ch
     requestPermission(request, options) {
       // Tool input is parsed JSON, so it redacts through its text; a value JSON cannot hold is passed on as it is
       // and the hub shows it cut, with Allow off.
+      // A page shows the redacted call; when redaction changed it (`export API_TOKEN="$(touch x)"` looks like a secret
+      // and shows as [REDACTED]) the page does not show what would run, so it may not allow it.
       let call: unknown = request.call;
+      let hidden: string | undefined;
       try {
         call = redactValue(request.call, secrets);
+        if (JSON.stringify(call) !== JSON.stringify(request.call)) {
+          hidden = "parts of the call that look like secrets are shown redacted, so the page does not show exactly what would run";
+        }
       } catch {
         call = request.call;
       }
-      return hub.requestPermission(sessionId, call, redactText(request.reason, secrets), options?.signal, options?.askedElsewhere === true);
+      return hub.requestPermission(sessionId, call, redactText(request.reason, secrets), options?.signal, options?.askedElsewhere === true, hidden);
     },
     end() {
       if (ended) return;

@@ -6,7 +6,14 @@ import { JsonlWriter, type LineSink } from "../record/jsonl-writer.js";
 import { mayHoldSecret, redactLine, redactOwnPart } from "../record/redact.js";
 import { lineSigner, sessionKey, type LineSigner } from "../record/session-key.js";
 import type { Message } from "../models/messages.js";
-import { transcriptPath, type TranscriptEntry } from "../record/transcript.js";
+import { transcriptHead, transcriptPath, type TranscriptEntry } from "../record/transcript.js";
+
+/**
+ * Per transcript file, the signature of the last line written in this process: the next line chains to it, whichever
+ * writer of the session writes it (a fork's inherited lines, then its run). Dropped when a writer closes (its lines
+ * are on disk then, and the next writer reads the head from the file).
+ */
+const heads = new Map<string, string>();
 
 /** A message line's text around its time and message, as `JSON.stringify({ type: "message", time, message })` gives. */
 const MESSAGE_OPEN = `{"type":"message","time":"`;
@@ -28,7 +35,11 @@ export function transcriptLines(options: {
   /** false: lines kept where nothing else can write (`store: "memory"`) are not signed, and no session key is made. */
   signed?: boolean;
 }): { write(entry: TranscriptEntry): void; message(time: string, message: Message): void; flush(): void; close(): void } {
-  const out = options.out ?? new JsonlWriter(transcriptPath(options.cwd, options.sessionId), options.onError, { inside: agentFolder(options.cwd) });
+  const file = transcriptPath(options.cwd, options.sessionId);
+  const out = options.out ?? new JsonlWriter(file, options.onError, { inside: agentFolder(options.cwd) });
+  // Lines sent elsewhere (a database table) chain from their own start; a file's from its last line the engine wrote.
+  const chainKey = options.out === undefined ? file : undefined;
+  let own = "";
   let signer: LineSigner | undefined | false = options.signed === false ? false : undefined;
   const sign = (line: string) => {
     if (signer === undefined) {
@@ -39,7 +50,16 @@ export function transcriptLines(options: {
         options.onError(new Error(`transcript lines are written unsigned, so later runs of the session ignore them: ${(error as Error).message}`));
       }
     }
-    return signer === false ? line : signer.sign(line);
+    if (signer === false) return line;
+    if (chainKey !== undefined && !heads.has(chainKey)) {
+      out.flush();
+      heads.set(chainKey, transcriptHead(options.cwd, options.sessionId, signer));
+    }
+    const signed = signer.sign(line, chainKey === undefined ? own : heads.get(chainKey)!);
+    const sig = signer.signatureOf(signed)!;
+    if (chainKey === undefined) own = sig;
+    else heads.set(chainKey, sig);
+    return signed;
   };
   return {
     write: (entry) => out.writeLine(sign(redactLine(JSON.stringify(entry), options.secrets))),
@@ -50,7 +70,10 @@ export function transcriptLines(options: {
       out.writeLine(sign(MESSAGE_FRAME_HOLDS ? redactLine(line, options.secrets) : redactOwnPart(line, own, options.secrets)));
     },
     flush: () => out.flush(),
-    close: () => out.close(),
+    close: () => {
+      out.close();
+      if (chainKey !== undefined) heads.delete(chainKey);
+    },
   };
 }
 

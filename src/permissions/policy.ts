@@ -1,10 +1,11 @@
 import { AgentError } from "../errors/agent-error.js";
 import type { AnyTool } from "../tools/define-tool.js";
-import { PROTECTED_WHY, protectedRuleFor } from "../tools/protected-paths.js";
+import { PROTECTED_WHY, homeRuleFor, protectedRuleFor } from "../tools/protected-paths.js";
 import { allowingRules, matchesAnyPart } from "./match.js";
 import { checkMode, modeVerdict, planModeDenial } from "./modes.js";
 import { escapeGlob, escapeWildcard, parseRule, sameTool, type PermissionRule } from "./rules.js";
 import { loadBashParser } from "./bash-parser.js";
+import { pathArguments } from "./path-arguments.js";
 import { allowBlocker, shellAsk } from "./shell-verdict.js";
 import { describeSubject, subjectOf, type RuleSubject } from "./subject.js";
 import type { PermissionOptions, PermissionPolicy, PolicyContext, PolicyVerdict } from "./types.js";
@@ -63,8 +64,31 @@ function exactRule(tool: AnyTool, subject: RuleSubject): string {
 }
 
 /**
- * The permission policy of a run. Precedence: protected paths (write tools never touch `.agent/`,
- * `statecraft.config.json` or the statecraft folder), then deny rules, then `plan` mode's read-only limit, then (for
+ * MCP tools' risk comes from annotations their server sends (hints, per the MCP spec, not promises): a tool that says
+ * it only reads is held to the protected paths like one that writes.
+ */
+function writesMaybe(tool: AnyTool): boolean {
+  return tool.risk !== "read" || tool.name.startsWith("mcp__");
+}
+
+/**
+ * The built-in protected path a call names, if any: for every tool, the statecraft folders (its key signs allow
+ * rules; its config and trust list set later runs' modes); for every tool that may write, `.agent/`, the project
+ * config and `.mcp.json`. Looked for in the call's path subject and in every path-like argument of its input.
+ */
+function protectedHit(tool: AnyTool, input: unknown, subject: RuleSubject, cwd: string): { rule: string; shown: string } | undefined {
+  const named = pathArguments(input);
+  if (subject.kind === "path" && !named.includes(subject.input)) named.unshift(subject.input);
+  for (const text of named) {
+    const rule = writesMaybe(tool) ? protectedRuleFor(text, cwd) : homeRuleFor(text, cwd);
+    if (rule) return { rule, shown: text };
+  }
+  return undefined;
+}
+
+/**
+ * The permission policy of a run. Precedence: protected paths (no tool that may write touches `.agent/`,
+ * `statecraft.config.json` or `.mcp.json`, named in any path-like argument; no tool at all the statecraft folders), then deny rules, then `plan` mode's read-only limit, then (for
  * commands) what the shell analysis asks about (a part it can't see into while a deny or ask rule exists, a protected
  * path), then ask rules, then allow rules, then the mode. `sessionRules` are allow rules earlier `allow_always` answers
  * of this session added;
@@ -95,9 +119,10 @@ export function createPermissionPolicy(
 
     // Built in, before every rule and mode: what the engine trusts (its state, the project config) is not the
     // agent's to write.
-    if (tool.risk === "write" && subject.kind === "path") {
-      const rule = protectedRuleFor(subject.input, cwdOf(override));
-      if (rule) return { kind: "deny", by: "rule", rule, reason: `${callInWords(tool, subject)} is denied by rule ${rule}: ${PROTECTED_WHY}`, ...about };
+    const hit = protectedHit(tool, input, subject, cwdOf(override));
+    if (hit) {
+      const what = subject.kind === "path" && hit.shown === subject.input ? callInWords(tool, subject) : `${tool.name} naming ${JSON.stringify(hit.shown)}`;
+      return { kind: "deny", by: "rule", rule: hit.rule, reason: `${what} is denied by rule ${hit.rule}: ${PROTECTED_WHY}`, ...about };
     }
     const denied = deny.find((rule) => matchesAnyPart(rule, tool.name, subject));
     if (denied) {

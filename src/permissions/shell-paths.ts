@@ -2,7 +2,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { picomatch } from "../util/picomatch.js";
 import { expandHome, isWithin, resolveRealPath } from "../tools/confine.js";
-import { AGENT_DIR, PROJECT_CONFIG_FILE, PROTECTED_RULES } from "../tools/protected-paths.js";
+import { AGENT_DIR, PROJECT_CONFIG_FILE, PROJECT_MCP_FILE, PROTECTED_RULES, homeRule } from "../tools/protected-paths.js";
+import { statecraftFolders } from "../util/statecraft-home.js";
 import type { ShellCommand, ShellRedirect } from "./shell-command.js";
 import type { ShellWord } from "./shell-words.js";
 
@@ -52,20 +53,66 @@ export interface ProtectedHit {
 
 const AGENT_TEXT = /\.agent(?![A-Za-z0-9_-])/i;
 const CONFIG_TEXT = /statecraft\.config\.json/i;
+const MCP_TEXT = /\.mcp\.json/i;
+/** The statecraft folder's usual place and its files, however a command spells the way there (`$HOME/…`, `~/…`). */
+const HOME_TEXT = /(^|[^A-Za-z0-9_-])\.config\/+statecraft(?![A-Za-z0-9_.-])|session-key|trusted-folders\.json/i;
+
+/** The statecraft folders, as written and real: protected from every command, readers included. */
+function homes(): string[] {
+  const folders = statecraftFolders();
+  return [...new Set([...folders, ...folders.map(realOrSelf)])];
+}
+
+function homeRuleForPath(absolute: string): string | undefined {
+  const home = homes().find((h) => isWithin(h, absolute));
+  return home === undefined ? undefined : homeRule(home);
+}
+
+/** A statecraft folder named in a command's text (its path as written, or its usual place), if any. */
+function homeText(text: string): string | undefined {
+  for (const h of homes()) if (text.includes(h)) return homeRule(h);
+  return HOME_TEXT.test(text) ? homeRule(statecraftFolders()[0]) : undefined;
+}
 
 function ruleForPath(absolute: string, root: string): string | undefined {
+  const home = homeRuleForPath(absolute);
+  if (home) return home;
   const below = isWithin(root, absolute) ? path.relative(root, absolute) : absolute;
   const names = below.split(path.sep).map((name) => name.toLowerCase());
   if (names.includes(AGENT_DIR)) return PROTECTED_RULES.agentDir;
   if (names[names.length - 1] === PROJECT_CONFIG_FILE) return PROTECTED_RULES.projectConfig;
+  if (names[names.length - 1] === PROJECT_MCP_FILE) return PROTECTED_RULES.mcpConfig;
   return undefined;
+}
+
+function textRule(text: string): string | undefined {
+  if (AGENT_TEXT.test(text)) return PROTECTED_RULES.agentDir;
+  if (CONFIG_TEXT.test(text)) return PROTECTED_RULES.projectConfig;
+  if (MCP_TEXT.test(text)) return PROTECTED_RULES.mcpConfig;
+  return homeText(text);
+}
+
+/** Whether `rule` protects a statecraft folder (asked in every mode, bypassPermissions included, even to read). */
+export function isHomeRule(rule: string): boolean {
+  return homes().some((h) => rule === homeRule(h)) || rule === homeRule(statecraftFolders()[0]);
+}
+
+function safeList(dir: string): string[] {
+  try {
+    return fs.readdirSync(dir).slice(0, 100).map((name) => path.join(dir, name));
+  } catch {
+    return [];
+  }
 }
 
 /** Existing protected paths a glob could expand to: the config file, `.agent/` and what is in it (a bounded look). */
 function protectedCandidates(root: string): string[] {
   const found: string[] = [];
-  const config = path.join(root, PROJECT_CONFIG_FILE);
-  if (fs.existsSync(config)) found.push(config);
+  for (const name of [PROJECT_CONFIG_FILE, PROJECT_MCP_FILE]) {
+    const file = path.join(root, name);
+    if (fs.existsSync(file)) found.push(file);
+  }
+  for (const home of homes()) if (isWithin(root, home) && fs.existsSync(home)) found.push(home, ...safeList(home));
   const walk = (dir: string, depth: number) => {
     found.push(dir);
     if (depth > 2 || found.length > 500) return;
@@ -86,8 +133,8 @@ function protectedCandidates(root: string): string[] {
 
 /** The protected path `word` names, if any: by its text, by where it resolves, or by what a glob in it expands to. */
 function wordRule(word: ShellWord, root: string, candidates: () => string[]): string | undefined {
-  if (AGENT_TEXT.test(word.raw) || AGENT_TEXT.test(word.text)) return PROTECTED_RULES.agentDir;
-  if (CONFIG_TEXT.test(word.raw) || CONFIG_TEXT.test(word.text)) return PROTECTED_RULES.projectConfig;
+  const byText = textRule(word.raw) ?? textRule(word.text);
+  if (byText) return byText;
   if (!word.static) return undefined;
   // `of=.agent/x`, `--output=…`: the value after `=` is a path too.
   const texts = [word.text, ...(word.text.includes("=") ? [word.text.slice(word.text.indexOf("=") + 1)] : [])].filter((t) => t !== "");
@@ -106,7 +153,7 @@ function wordRule(word: ShellWord, root: string, candidates: () => string[]): st
 }
 
 /**
- * The first protected path (`.agent/`, `statecraft.config.json`) a command's arguments or redirections name. A
+ * The first protected path (`.agent/`, `statecraft.config.json`, `.mcp.json`, a statecraft folder) a command's arguments or redirections name. A
  * redirection that writes to a file only known when the shell runs counts as writing into one when the command
  * names a protected path anywhere (`f=.agent/audit.jsonl; : > $f`).
  */
@@ -129,7 +176,7 @@ export function protectedPathIn(command: ShellCommand, workspace: string): Prote
       if (rule) named ??= { rule, word: word.raw, redirect: false };
     }
     if (part.opaque !== undefined) {
-      const rule = AGENT_TEXT.test(part.text) ? PROTECTED_RULES.agentDir : CONFIG_TEXT.test(part.text) ? PROTECTED_RULES.projectConfig : undefined;
+      const rule = textRule(part.text);
       if (rule) named ??= { rule, word: part.text, redirect: false };
     }
   }

@@ -1,5 +1,5 @@
 import { sameTool, type PermissionRule } from "./rules.js";
-import { protectedPathIn, redirectProblem } from "./shell-paths.js";
+import { isHomeRule, protectedPathIn, redirectProblem } from "./shell-paths.js";
 import type { RuleSubject } from "./subject.js";
 import type { PermissionMode } from "./types.js";
 
@@ -9,8 +9,10 @@ type CommandSubject = Extract<RuleSubject, { kind: "command" }>;
  * What makes a command asked before ask and allow rules are looked at, or undefined:
  * - a part the analysis could not fully understand, when a deny or ask rule for the tool exists: such a part
  *   could be what the rule names, so it is asked rather than let through;
- * - a protected path (`.agent/`, `statecraft.config.json`) named in an argument or redirection, in every mode but
- *   `bypassPermissions`, and in that one too when a redirection writes into it.
+ * - a protected path (`.agent/`, `statecraft.config.json`, `.mcp.json`) named in an argument or redirection, in every
+ *   mode but `bypassPermissions`, and in that one too when a redirection writes into it;
+ * - a statecraft folder (session key, user config, trust list) named anywhere, in every mode: reading the key is
+ *   enough to forge allow rules.
  */
 export function shellAsk(
   subject: CommandSubject,
@@ -24,12 +26,14 @@ export function shellAsk(
     if (guard) return { rule: guard.text, reason: `rule ${guard.text} can't see into it (${command.opaque}), so it is asked` };
   }
   const hit = protectedPathIn(command, workspace);
-  if (hit && (mode !== "bypassPermissions" || hit.redirect)) {
+  const home = hit !== undefined && isHomeRule(hit.rule);
+  if (hit && (mode !== "bypassPermissions" || hit.redirect || home)) {
     const how = hit.redirect ? "writes into" : "names";
-    const modes = hit.redirect ? "every permission mode" : "every permission mode but bypassPermissions";
+    const modes = hit.redirect || home ? "every permission mode" : "every permission mode but bypassPermissions";
+    const what = home ? "the statecraft folder: session key, user config, trusted folders" : "the engine's own state, the project config and its MCP servers";
     return {
       rule: hit.rule,
-      reason: `it ${how} ${hit.word}, which rule ${hit.rule} protects (the engine's own state and the project config): such commands are asked in ${modes}`,
+      reason: `it ${how} ${hit.word}, which rule ${hit.rule} protects (${what}): such commands are asked in ${modes}`,
     };
   }
   return undefined;

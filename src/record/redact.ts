@@ -137,7 +137,8 @@ export function redactOwnPart(line: string, own: string, secrets: readonly strin
  * credentials, PEM private keys and API keys in well-known formats. Tool inputs and outputs are inside the line, so
  * they are covered wherever they appear (a response's arguments, a call's input, a result). The line stays valid JSON.
  */
-export function redactLine(line: string, secrets: readonly string[]): string {
+export function redactLine(line: string, secrets: readonly string[], replace?: (secret: string) => string): string {
+  if (replace !== undefined) return replaceSecrets(line, secrets, replace);
   let out = line;
   let replaced = false;
   for (const secret of secrets) {
@@ -158,6 +159,31 @@ export function redactLine(line: string, secrets: readonly string[]): string {
   // A secret value that began right after a lone backslash (`\n` + `nsecret`) leaves `\[REDACTED]`, which is not JSON:
   // the backslash goes with it.
   if (replaced && out.includes(`\\${REDACTED}`)) out = out.replace(/(?<!\\)((?:\\\\)*)\\\[REDACTED\]/g, `$1${REDACTED}`);
+  return out;
+}
+
+/**
+ * `redactLine` with each secret's text (as it stands in the line) given to `replace` and put back as what it returns,
+ * where `redactLine` puts `[REDACTED]`: the same secrets found the same way, kept in another form (sealed-secrets.ts
+ * encrypts them). The line need not stay JSON: its reader puts the secrets back first.
+ */
+function replaceSecrets(line: string, secrets: readonly string[], replace: (secret: string) => string): string {
+  let out = line;
+  // One pass for all the values: what one replacement gives is never scanned for another value.
+  const present = secrets.filter((secret) => out.includes(secret));
+  if (present.length > 0) out = out.replace(new RegExp(present.map((s) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|"), "g"), replace);
+  if (!MAY_HOLD_SECRET.test(out)) return out;
+  const keep = (prefix: string, whole: string, suffix = "") => prefix + replace(whole.slice(prefix.length, whole.length - suffix.length)) + suffix;
+  if (out.includes("PRIVATE KEY")) out = out.replace(PRIVATE_KEY, (m: string, begin: string, end: string) => keep(begin, m, end));
+  if (out.includes("Bearer")) out = out.replace(BEARER, (m: string, a: string, b: string) => keep(a + b, m));
+  if (/authorization/i.test(out)) out = out.replace(AUTHORIZATION, (m: string, a: string, b: string, c: string | undefined) => keep(a + b + (c ?? ""), m));
+  if (out.includes("://") && out.includes("@")) out = out.replace(URL_CREDENTIALS, (m: string, a: string) => keep(a, m, "@"));
+  if (MAY_ASSIGN.test(out)) {
+    out = out.replace(ASSIGNMENT, (m: string, name: string, nameQuote: string | undefined, separator: string, valueQuote: string | undefined) =>
+      nameQuote !== undefined && valueQuote === undefined ? m : keep(`${name}${nameQuote ?? ""}${separator}${valueQuote ?? ""}`, m),
+    );
+  }
+  if (KEY_PREFIXES.some((prefix) => out.includes(prefix))) out = out.replace(KEY_FORMATS, (m: string) => replace(m));
   return out;
 }
 

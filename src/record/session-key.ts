@@ -81,31 +81,43 @@ function workspaceOf(cwd: string): string {
 }
 
 /**
- * Signs and checks transcript lines. A signature covers the whole line as written (its JSON text without the `sig`
- * field, which is always last), in this session of this workspace: a line edited, forged, or copied from another
- * session or folder does not check. The signature is appended as text, so checking needs no re-serialisation.
+ * Signs and checks transcript lines. A line's signature covers the whole line as written (its JSON text without the
+ * `sig` field, which is always last) and the signature of the line before it (`previous`, "" for a file's first
+ * line), in this session of this workspace: a line edited, forged, copied from another session or folder, moved,
+ * replayed, or following a line that was removed does not check. The signature is appended as text, so checking
+ * needs no re-serialisation.
  */
 export interface LineSigner {
-  sign(line: string): string;
-  verify(line: string): boolean;
+  /** The line with its `sig`, chained to `previous` (the signature of the line before it, "" at the start). */
+  sign(line: string, previous: string): string;
+  /** Whether `line` is signed, chained to `previous`. */
+  verify(line: string, previous: string): boolean;
+  /** Whether `line` is signed the way versions before chaining signed lines: alone, order unchecked. */
+  verifyUnchained(line: string): boolean;
+  /** The `sig` a signed line carries (what the next line chains to), or undefined. */
+  signatureOf(line: string): string | undefined;
 }
 
 const LINE_SIGNATURE = /,"sig":"hmac-sha256:([0-9a-f]{64})"\}$/;
 
 export function lineSigner(key: Buffer, cwd: string, sessionId: string): LineSigner {
-  const scope = JSON.stringify(["statecraft transcript line 1", workspaceOf(cwd), sessionId]);
-  const mac = hmacSha256Hex(key, `${scope}\n`);
+  const workspace = workspaceOf(cwd);
+  const mac = hmacSha256Hex(key, `${JSON.stringify(["statecraft transcript line 2", workspace, sessionId])}\n`);
+  const unchained = hmacSha256Hex(key, `${JSON.stringify(["statecraft transcript line 1", workspace, sessionId])}\n`);
+  const check = (line: string, sign: (body: string) => string) => {
+    const match = LINE_SIGNATURE.exec(line);
+    if (!match) return false;
+    const given = Buffer.from(match[1], "hex");
+    const expected = Buffer.from(sign(`${line.slice(0, match.index)}}`), "hex");
+    return given.length === expected.length && timingSafeEqual(given, expected);
+  };
   return {
-    sign(line) {
+    sign(line, previous) {
       if (!line.endsWith("}")) throw new Error("only a JSON object line can be signed");
-      return `${line.slice(0, -1)},"sig":"${SIGNATURE_PREFIX}${mac(line)}"}`;
+      return `${line.slice(0, -1)},"sig":"${SIGNATURE_PREFIX}${mac(`${previous}\n${line}`)}"}`;
     },
-    verify(line) {
-      const match = LINE_SIGNATURE.exec(line);
-      if (!match) return false;
-      const given = Buffer.from(match[1], "hex");
-      const expected = Buffer.from(mac(`${line.slice(0, match.index)}}`), "hex");
-      return given.length === expected.length && timingSafeEqual(given, expected);
-    },
+    verify: (line, previous) => check(line, (body) => mac(`${previous}\n${body}`)),
+    verifyUnchained: (line) => check(line, unchained),
+    signatureOf: (line) => LINE_SIGNATURE.exec(line)?.[1],
   };
 }

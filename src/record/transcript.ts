@@ -40,19 +40,62 @@ export function checkSessionId(sessionId: string): void {
   }
 }
 
+/** Why a line is not taken, for warnings. */
+const NOT_IN_CHAIN =
+  "the engine did not write it there (its signature is missing or wrong, or does not follow the line before it: it was " +
+  "edited, forged, copied from another session or folder, moved or replayed, or a line before it was removed)";
+
+/** One line of a transcript file as read: its entry when it is JSON, and whether it is the engine's, in order. */
+interface ReadLine {
+  number: number;
+  entry: TranscriptEntry;
+  why?: string;
+}
+
 /**
- * Reads a session's conversation. A missing file is a new session. A torn last line (a crash mid-write) is skipped;
- * a damaged line elsewhere is an error naming the file and line. Every line the engine writes carries its signature
- * (`sig`, the last field: session-key.ts); a line whose signature doesn't check — added or edited by something other
- * than the engine, copied from another session or workspace, or written before lines were signed — is ignored, and
- * `warn` hears about it: once per allow rule, once in all for other lines.
+ * Walks a transcript's lines, checking each signature against the line before it that checked (the chain's head).
+ * Lines signed one by one, by versions before lines were chained, are taken only before the first chained line (a
+ * session written by an older version and continued by this one); their order can't be checked. Returns the lines
+ * and the head the next line written chains to.
  */
-export function loadTranscript(cwd: string, sessionId: string, warn?: (message: string) => void): LoadedTranscript {
-  const file = transcriptPath(cwd, sessionId);
-  const loaded: LoadedTranscript = { messages: [], allowRules: [], ignored: [] };
-  if (!existsSync(file)) return loaded;
+function readChain(file: string, text: string, signer: () => LineSigner | Error): { lines: ReadLine[]; head: string; unchained: number } {
+  const out: ReadLine[] = [];
+  let head = "";
+  let chained = false;
+  let unchained = 0;
+  const lines = text.split("\n");
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i];
+    if (line.trim() === "") continue;
+    let entry: TranscriptEntry;
+    try {
+      entry = JSON.parse(line) as TranscriptEntry;
+    } catch {
+      if (i >= lines.length - 2) break; // torn last line
+      throw new AgentError("INVALID_OPTIONS", `transcript ${file} line ${i + 1} is not valid JSON; fix or remove that line`);
+    }
+    const s = signer();
+    if (s instanceof Error) {
+      out.push({ number: i + 1, entry, why: s.message });
+      continue;
+    }
+    if (s.verify(line, head)) {
+      chained = true;
+    } else if (!chained && s.verifyUnchained(line)) {
+      unchained++;
+    } else {
+      out.push({ number: i + 1, entry, why: NOT_IN_CHAIN });
+      continue;
+    }
+    head = s.signatureOf(line)!;
+    out.push({ number: i + 1, entry });
+  }
+  return { lines: out, head, unchained };
+}
+
+function signerFor(cwd: string, sessionId: string): () => LineSigner | Error {
   let signer: LineSigner | Error | undefined;
-  const check = (text: string): string | undefined => {
+  return () => {
     if (signer === undefined) {
       try {
         const key = existingSessionKey();
@@ -61,32 +104,56 @@ export function loadTranscript(cwd: string, sessionId: string, warn?: (message: 
         signer = error as Error;
       }
     }
-    if (signer instanceof Error) return signer.message;
-    return signer.verify(text) ? undefined : "the engine did not write it (its signature is missing or wrong, or it was signed for another session or folder)";
+    return signer;
   };
+}
+
+/**
+ * The signature the next line of a session's transcript chains to: its last line the engine wrote, in order ("" for
+ * a new file). Read by a writer before its first line.
+ */
+export function transcriptHead(cwd: string, sessionId: string, signer: LineSigner): string {
+  const file = transcriptPath(cwd, sessionId);
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch {
+    return "";
+  }
+  try {
+    return readChain(file, text, () => signer).head;
+  } catch {
+    // A damaged line in the middle: loading the session reports it; the head is the last line that checked.
+    return "";
+  }
+}
+
+/**
+ * Reads a session's conversation. A missing file is a new session. A torn last line (a crash mid-write) is skipped;
+ * a damaged line elsewhere is an error naming the file and line. Every line the engine writes carries its signature
+ * (`sig`, the last field: session-key.ts), which covers the line before it too: a line whose signature doesn't
+ * check — added or edited by something other than the engine, copied from another session or workspace, moved,
+ * replayed, or after a line that was removed — is ignored, and `warn` hears about it: once per allow rule, once in
+ * all for other lines. Lines an older version signed one by one are read when they come first (and `warn` says their
+ * order is unchecked); new lines chain on from them.
+ */
+export function loadTranscript(cwd: string, sessionId: string, warn?: (message: string) => void): LoadedTranscript {
+  const file = transcriptPath(cwd, sessionId);
+  const loaded: LoadedTranscript = { messages: [], allowRules: [], ignored: [] };
+  if (!existsSync(file)) return loaded;
   const ignore = (message: string) => {
     loaded.ignored.push(message);
     warn?.(message);
   };
   const otherIgnored: number[] = [];
   let otherWhy = "";
-  const lines = readFileSync(file, "utf8").split("\n");
-  for (let i = 0; i < lines.length; i++) {
-    const text = lines[i];
-    if (text.trim() === "") continue;
-    let entry: TranscriptEntry;
-    try {
-      entry = JSON.parse(text) as TranscriptEntry;
-    } catch {
-      if (i >= lines.length - 2) break; // torn last line
-      throw new AgentError("INVALID_OPTIONS", `transcript ${file} line ${i + 1} is not valid JSON; fix or remove that line`);
-    }
-    const why = check(text);
+  const read = readChain(file, readFileSync(file, "utf8"), signerFor(cwd, sessionId));
+  for (const { number, entry, why } of read.lines) {
     if (why !== undefined) {
       if (entry.type === "allow_rule") {
-        ignore(`${file} line ${i + 1}: allow rule ${JSON.stringify(entry.rule)} ignored: ${why}; answer allow_always again to keep it`);
+        ignore(`${file} line ${number}: allow rule ${JSON.stringify(entry.rule)} ignored: ${why}; answer allow_always again to keep it`);
       } else {
-        otherIgnored.push(i + 1);
+        otherIgnored.push(number);
         otherWhy = why;
       }
       continue;
@@ -96,6 +163,9 @@ export function loadTranscript(cwd: string, sessionId: string, warn?: (message: 
   if (otherIgnored.length > 0) {
     const shown = otherIgnored.slice(0, 10).join(", ") + (otherIgnored.length > 10 ? ", …" : "");
     ignore(`${file}: ${otherIgnored.length} line${otherIgnored.length === 1 ? "" : "s"} of the conversation ignored (line${otherIgnored.length === 1 ? "" : "s"} ${shown}): ${otherWhy}`);
+  }
+  if (read.unchained > 0) {
+    warn?.(`${file}: its first ${read.unchained} line${read.unchained === 1 ? " was" : "s were"} signed one by one by an older statecraft: read as before, but their order can't be checked; lines written from now on are chained`);
   }
   return loaded;
 }

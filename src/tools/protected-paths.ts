@@ -1,12 +1,14 @@
 import fs from "node:fs";
 import path from "node:path";
-import { statecraftHome } from "../util/statecraft-home.js";
+import { statecraftFolders, statecraftHome } from "../util/statecraft-home.js";
 import { AGENT_DIR } from "../record/agent-folder.js";
 import { expandHome, isWithin, resolveRealPath } from "./confine.js";
 
 export { AGENT_DIR };
 /** The project config file the CLI reads from its working folder (mode, rules, model). */
 export const PROJECT_CONFIG_FILE = "statecraft.config.json";
+/** The project's MCP server list: each server is a command the CLI starts in a trusted folder. */
+export const PROJECT_MCP_FILE = ".mcp.json";
 
 /**
  * Rule texts recorded when a protected path refuses a write. They are built in: no permission mode
@@ -16,6 +18,7 @@ export const PROJECT_CONFIG_FILE = "statecraft.config.json";
 export const PROTECTED_RULES = {
   agentDir: `protected(**/${AGENT_DIR}/**)`,
   projectConfig: `protected(**/${PROJECT_CONFIG_FILE})`,
+  mcpConfig: `protected(**/${PROJECT_MCP_FILE})`,
 } as const;
 
 /** The rule text protecting the statecraft folder (the session-signing key lives there). */
@@ -35,6 +38,7 @@ function ruleByName(absolute: string, roots: readonly string[], home: string): s
   const parts = below.split(path.sep).filter((part) => part !== "").map((part) => part.toLowerCase());
   if (parts.includes(AGENT_DIR)) return PROTECTED_RULES.agentDir;
   if (parts[parts.length - 1] === PROJECT_CONFIG_FILE) return PROTECTED_RULES.projectConfig;
+  if (parts[parts.length - 1] === PROJECT_MCP_FILE) return PROTECTED_RULES.mcpConfig;
   return undefined;
 }
 
@@ -70,6 +74,7 @@ function ruleByInode(real: string, roots: readonly string[], home: string): stri
   if (anyFileUnder(home, same, seen)) return homeRule(home);
   for (const root of roots) {
     if (same(path.join(root, PROJECT_CONFIG_FILE))) return PROTECTED_RULES.projectConfig;
+    if (same(path.join(root, PROJECT_MCP_FILE))) return PROTECTED_RULES.mcpConfig;
     if (anyFileUnder(path.join(root, AGENT_DIR), same, seen)) return PROTECTED_RULES.agentDir;
   }
   return undefined;
@@ -91,30 +96,53 @@ function anyFileUnder(dir: string, test: (file: string) => boolean, seen: { coun
   return false;
 }
 
+/** The statecraft folders as written and as real paths (a symlinked `~/.config` still protects what it leads to). */
+function homeFolders(): string[] {
+  const folders = statecraftFolders();
+  return [...new Set([...folders, ...folders.map(realOrSelf)])];
+}
+
 /**
  * The rule that keeps a write away from `input`, if one does: the path as written, the file it really is (symlinks
  * followed) and, for an existing file with several names, the file it shares its inode with. `roots` are the
- * workspace root and any additional directories (real paths); `.agent/` and `statecraft.config.json` are matched
- * below them, the statecraft folder (`STATECRAFT_HOME`) wherever it is.
+ * workspace root and any additional directories (real paths); `.agent/`, `statecraft.config.json` and `.mcp.json`
+ * are matched below them, the statecraft folders (`STATECRAFT_HOME`, the user config folder) wherever they are.
  */
 export function protectedRuleFor(input: string, cwd: string, roots: readonly string[] = [realOrSelf(path.resolve(cwd))]): string | undefined {
-  const home = statecraftHome();
-  const homes = [home, realOrSelf(home)];
   const lexical = path.resolve(cwd, expandHome(input === "" ? "." : input));
   const real = realOrSelf(lexical);
   const lexicalRoots = [path.resolve(cwd), ...roots];
+  const homes = homeFolders();
   for (const h of homes) {
     const rule = ruleByName(lexical, lexicalRoots, h) ?? ruleByName(real, roots, h);
     if (rule) return rule;
   }
-  return ruleByInode(real, roots, realOrSelf(home));
+  for (const h of homes) {
+    const rule = ruleByInode(real, roots, h);
+    if (rule) return rule;
+  }
+  return undefined;
+}
+
+/**
+ * The statecraft folder rule protecting `input` from every tool, readers included (the session key signs allow
+ * rules; the user config and trust list decide later runs' modes), if it names something in one.
+ */
+export function homeRuleFor(input: string, cwd: string): string | undefined {
+  const lexical = path.resolve(cwd, expandHome(input === "" ? "." : input));
+  const real = realOrSelf(lexical);
+  for (const h of homeFolders()) {
+    if (isWithin(h, lexical) || isWithin(h, real)) return homeRule(h);
+  }
+  return undefined;
 }
 
 /** Why a protected path is refused, for reasons shown to people and models. */
 export const PROTECTED_WHY =
-  `the engine's own state (${AGENT_DIR}/), the project config (${PROJECT_CONFIG_FILE}) and the statecraft folder ` +
-  "are protected paths that tools never write, in every permission mode (bypassPermissions included); write " +
-  "somewhere else, and leave changes to these files to a person";
+  `the engine's own state (${AGENT_DIR}/), the project config (${PROJECT_CONFIG_FILE}), the project's MCP servers ` +
+  `(${PROJECT_MCP_FILE}) and the statecraft folders (session key, user config, trusted folders) ` +
+  "are protected paths that tools never write (nor read, for the statecraft folders), in every permission mode " +
+  "(bypassPermissions included); write somewhere else, and leave changes to these files to a person";
 
 /** The refusal a write tool returns for a protected path: names the rule, and why no mode lifts it. */
 export function protectedPathMessage(tool: string, shown: string, rule: string): string {

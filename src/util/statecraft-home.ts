@@ -14,3 +14,17 @@ export function statecraftHome(env: NodeJS.ProcessEnv = process.env): string {
   if (xdg !== undefined && path.isAbsolute(xdg)) return path.join(xdg, "statecraft");
   return path.join(os.homedir(), ".config", "statecraft");
 }
+
+/**
+ * Every folder that holds the user's statecraft files: the statecraft folder above (session key) and the user config
+ * folder the CLI reads (`config.json`, `trusted-folders.json`: `$XDG_CONFIG_HOME/statecraft`, else
+ * `$HOME/.config/statecraft`), which differ when `STATECRAFT_HOME` is set. Both are protected from every tool.
+ */
+export function statecraftFolders(env: NodeJS.ProcessEnv = process.env): string[] {
+  const xdg = env.XDG_CONFIG_HOME?.trim();
+  const home = env.HOME?.trim();
+  const userConfig =
+    xdg && path.isAbsolute(xdg) ? path.join(xdg, "statecraft") : path.join(home && path.isAbsolute(home) ? home : os.homedir(), ".config", "statecraft");
+  const own = statecraftHome(env);
+  return own === userConfig ? [own] : [own, userConfig];
+}

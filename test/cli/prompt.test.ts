@@ -26,14 +26,13 @@ describe("describeRequest shows exactly what will run", () => {
     ]);
   });
 
-  it("write_file: the content, capped at 40 lines with a count of the rest", () => {
+  it("write_file: the whole content (45 lines, every one shown)", () => {
     const content = Array.from({ length: 45 }, (_, i) => `line ${i + 1}`).join("\n");
     const lines = describeRequest(request("write_file", { path: "big.txt", content }), plain);
     expect(lines[1]).toBe("    write big.txt (45 lines)");
     expect(lines[2]).toBe("    + line 1");
-    expect(lines[41]).toBe("    + line 40");
-    expect(lines[42]).toBe("      … 5 more lines");
-    expect(lines).toHaveLength(43);
+    expect(lines[46]).toBe("    + line 45");
+    expect(lines).toHaveLength(47);
   });
 
   it("any other tool: its input as JSON", () => {

@@ -201,7 +201,7 @@ describe("transcript and audit", () => {
     mkdirSync(join(cwd, ".agent", "sessions"), { recursive: true });
     writeFileSync(
       join(cwd, ".agent", "sessions", "torn.jsonl"),
-      lineSigner(sessionKey(), cwd, "torn").sign(JSON.stringify({ type: "message", time: "t", message: { role: "user", content: "before" } })) +
+      lineSigner(sessionKey(), cwd, "torn").sign(JSON.stringify({ type: "message", time: "t", message: { role: "user", content: "before" } }), "") +
         "\n" +
         '{"type":"message","ti',
     );

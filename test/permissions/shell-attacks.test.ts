@@ -317,7 +317,7 @@ describe("the engine's own state and the project config", () => {
     const result = verdict({ mode: "bypassPermissions" }, ": > .agent/audit.jsonl");
     expect(result).toMatchObject({ kind: "ask", rule: "protected(**/.agent/**)" });
     expect((result as { reason: string }).reason).toBe(
-      'bash ": > .agent/audit.jsonl": it writes into .agent/audit.jsonl, which rule protected(**/.agent/**) protects (the engine\'s own state and the project config): such commands are asked in every permission mode',
+      'bash ": > .agent/audit.jsonl": it writes into .agent/audit.jsonl, which rule protected(**/.agent/**) protects (the engine\'s own state, the project config and its MCP servers): such commands are asked in every permission mode',
     );
   });
 

@@ -52,7 +52,8 @@ async function recordRun(flags: string[], call: { name: string; input: unknown }
 function fork(r: Recording, extra: string[] = []) {
   const model = scriptFile(r.root, "fork", [{ text: "fork done" }]);
   return runCli(["trace", "fork", r.trace, "--session", r.sessionId, "--at", String(r.inBatch), "--model", model, "--no-color", ...extra], {
-    cwd: r.root,
+    // Forked from inside the project, as a person does: a fork works in the folder it is started in.
+    cwd: r.project,
     env: { XDG_CONFIG_HOME: join(r.root, "user-config") },
   });
 }

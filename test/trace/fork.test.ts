@@ -42,7 +42,7 @@ describe("fork", () => {
     for (const line of parent.lines) {
       if (line.seq === finalSeq) continue;
       const model = scriptedModel([{ text: `fork answer at ${line.seq}` }]);
-      const run = fork(parent, { at: line.seq, model, tools: [echo, writeNote] });
+      const run = fork(parent, { cwd, at: line.seq, model, tools: [echo, writeNote] });
       const { result } = await collect(run);
       expect(result.reason, `fork at seq ${line.seq}`).toBe("final_answer");
       expect(result.text).toBe(`fork answer at ${line.seq}`);
@@ -74,7 +74,7 @@ describe("fork", () => {
     });
     const session = await loadSession(risky.file, risky.sessionId);
     const at = session.lines.find((l) => stateOf(l) === "ask_permission")!.seq;
-    const run = fork(session, { at, model: scriptedModel([{ text: "unused" }]), tools: [writeNote], permissions: { mode: "plan" } });
+    const run = fork(session, { cwd, at, model: scriptedModel([{ text: "unused" }]), tools: [writeNote], permissions: { mode: "plan" } });
     const { result } = await collect(run);
     expect(result.reason).toBe("permission_denied");
     expect(result.error?.message).toContain("write_note");
@@ -89,16 +89,16 @@ describe("fork", () => {
     expect(limited.result.reason).toBe("max_turns");
     const session = await loadSession(limited.file, limited.sessionId);
     const model = scriptedModel([{ text: "finished" }]);
-    const { result } = await collect(fork(session, { at: session.lines.at(-1)!.seq, model, tools: [echo], maxTurns: 3 }));
+    const { result } = await collect(fork(session, { cwd, at: session.lines.at(-1)!.seq, model, tools: [echo], maxTurns: 3 }));
     expect(result.reason).toBe("final_answer");
     expect(roles(model.requests[0].messages)).toEqual(["user", "assistant+calls", "tool"]);
   });
 
   it("after a final answer a fork needs a prompt, which becomes the next user message", async () => {
     const at = seqOf("done");
-    expect(() => fork(parent, { at, model: scriptedModel([{ text: "x" }]) })).toThrow(/ended with the model's answer; give a prompt/);
+    expect(() => fork(parent, { cwd, at, model: scriptedModel([{ text: "x" }]) })).toThrow(/ended with the model's answer; give a prompt/);
     const model = scriptedModel([{ text: "Again: done." }]);
-    const run = fork(parent, { at, prompt: "and once more?", model });
+    const run = fork(parent, { cwd, at, prompt: "and once more?", model });
     const { result } = await collect(run);
     expect(result.reason).toBe("final_answer");
     expect(model.requests[0].messages.map((m) => m.content)).toEqual(["be brief", "go", "Looking.", "echo: a", "Done.", "and once more?"]);
@@ -109,19 +109,19 @@ describe("fork", () => {
   });
 
   it("a fork can be forked, and continued like any session (its transcript holds what it inherited)", async () => {
-    const first = fork(parent, { at: seqOf("append_tool_result"), model: scriptedModel([{ toolCalls: [{ name: "echo", input: { text: "b" } }] }, { text: "B." }]), tools: [echo] });
+    const first = fork(parent, { cwd, at: seqOf("append_tool_result"), model: scriptedModel([{ toolCalls: [{ name: "echo", input: { text: "b" } }] }, { text: "B." }]), tools: [echo] });
     await collect(first);
     const child = await loadSession(file, first.sessionId);
     const at = child.lines.find((l) => stateOf(l) === "append_tool_result")!.seq;
     const model = scriptedModel([{ text: "grandchild" }]);
-    const second = fork(child, { at, model, tools: [echo] });
+    const second = fork(child, { cwd, at, model, tools: [echo] });
     await collect(second);
     expect(model.requests[0].messages.map((m) => m.content)).toEqual(["be brief", "go", "Looking.", "echo: a", "", "echo: b"]);
     const grandchild = await loadSession(file, second.sessionId);
     expect(grandchild.forkedAt).toEqual({ sessionId: first.sessionId, seq: at });
     expect((await replay(grandchild)).divergence).toBeUndefined();
     // The conversation at a point of the grandchild still starts with the first request.
-    expect(forkStart(grandchild, grandchild.lines.at(-1)!.seq).messages.map((m) => m.content)).toEqual([
+    expect(forkStart(grandchild, grandchild.lines.at(-1)!.seq, undefined, cwd).messages.map((m) => m.content)).toEqual([
       "be brief",
       "go",
       "Looking.",
@@ -160,7 +160,7 @@ describe("fork", () => {
     const recorded = await loadSession(file, run.sessionId);
     const lastCall = recorded.lines.filter((l) => stateOf(l) === "call_model").at(-1)!;
     const model = scriptedModel([{ text: "forked" }]);
-    await collect(fork(recorded, { at: lastCall.seq, model, tools: [tool] }));
+    await collect(fork(recorded, { cwd, at: lastCall.seq, model, tools: [tool] }));
     expect(model.requests[0].messages.map((m) => `${m.role}:${m.content}`)).toEqual([
       "user:start",
       "assistant:",
@@ -239,7 +239,7 @@ describe("fork", () => {
 
   it("writes to the session's trace file, or where traceFile says", async () => {
     const elsewhere = join(cwd, "forks.jsonl");
-    const run = fork(parent, { at: 1, model: scriptedModel([{ text: "x" }]), traceFile: elsewhere });
+    const run = fork(parent, { cwd, at: 1, model: scriptedModel([{ text: "x" }]), traceFile: elsewhere });
     await collect(run);
     expect(readLines(elsewhere).every((l) => l.sessionId === run.sessionId)).toBe(true);
     expect(readLines(file).some((l) => l.sessionId === run.sessionId)).toBe(false);
@@ -248,20 +248,20 @@ describe("fork", () => {
   it("points that are not in the session are refused, saying what is", () => {
     const model = scriptedModel([]);
     const last = parent.lines.at(-1)!.seq;
-    expect(() => fork(parent, { at: last + 1, model })).toThrow(`seq ${last + 1} is not in session ${parent.sessionId} (its lines are seq 0 to ${last})`);
-    expect(() => fork(parent, { at: -1, model })).toThrow(/at must be the seq of a line/);
-    expect(() => fork(parent, { at: 1, run: 2, model })).toThrow(/run must be a whole number from 1 to 1/);
-    expect(() => fork(parent, { at: 1, model, sessionId: parent.sessionId })).toThrow(/already exists/);
-    expect(() => fork(parent, { at: 1 } as never)).toThrow(/options.model must be a Model/);
+    expect(() => fork(parent, { cwd, at: last + 1, model })).toThrow(`seq ${last + 1} is not in session ${parent.sessionId} (its lines are seq 0 to ${last})`);
+    expect(() => fork(parent, { cwd, at: -1, model })).toThrow(/at must be the seq of a line/);
+    expect(() => fork(parent, { cwd, at: 1, run: 2, model })).toThrow(/run must be a whole number from 1 to 1/);
+    expect(() => fork(parent, { cwd, at: 1, model, sessionId: parent.sessionId })).toThrow(/already exists/);
+    expect(() => fork(parent, { cwd, at: 1 } as never)).toThrow(/options.model must be a Model/);
   });
 
   it("a session of several runs forks in its last run unless told which", async () => {
     await record(cwd, "first", { model: scriptedModel([{ text: "one" }]), sessionId: "chat" });
     await record(cwd, "second", { model: scriptedModel([{ text: "two" }]), sessionId: "chat" });
     const chat = await loadSession(file, "chat");
-    expect(forkStart(chat, 1).messages.map((m) => m.content)).toEqual(["first", "one", "second"]);
+    expect(forkStart(chat, 1, undefined, cwd).messages.map((m) => m.content)).toEqual(["first", "one", "second"]);
     expect(forkStart(chat, 1, 1).messages.map((m) => m.content)).toEqual(["first"]);
-    const run = fork(chat, { at: 1, run: 1, model: scriptedModel([{ text: "other" }]) });
+    const run = fork(chat, { cwd, at: 1, run: 1, model: scriptedModel([{ text: "other" }]) });
     await collect(run);
     expect((await loadSession(file, run.sessionId)).forkedAt).toEqual({ sessionId: "chat", seq: 1, run: 1 });
     const transcript = readLines(join(cwd, ".agent", "sessions", `${run.sessionId}.jsonl`)) as unknown as Array<{ message: Message }>;

@@ -1,4 +1,3 @@
-import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { colorsEnabled, createStyle, type Style } from "../colors.js";
 import { resolveRunSettings } from "../config.js";
@@ -41,8 +40,6 @@ export async function forkAction(streams: IO, file: string | undefined, flags: F
   if (database !== undefined) delete session.file;
   const runs = splitRuns(session.lines);
   const recorded = analyseRun(runs[(flags.run ?? runs.length) - 1] ?? runs[runs.length - 1], 0).options;
-  // A worker's folder is on the worker's machine: a fork from the database works in -C or the folder it runs in.
-  const recordedCwd = database === undefined && recorded && existsSync(recorded.cwd) ? recorded.cwd : undefined;
   const logger = createLogger(resolveLogLevel(flags.logLevel, streams.env));
   // The fork goes on with the model the run used, like its other options, unless --model names another.
   const recordedModel = flags.model === undefined ? reusableModel(recorded?.model) : undefined;
@@ -50,7 +47,9 @@ export async function forkAction(streams: IO, file: string | undefined, flags: F
   // in the folder as far as the folder is trusted, the user's config); the fork's trace is chosen below.
   const settings = resolveRunSettings(
     {
-      ...(flags.cwd !== undefined ? { cwd: flags.cwd } : recordedCwd !== undefined ? { cwd: recordedCwd } : {}),
+      // The fork works in -C or the folder it is started in, never the folder the trace names: a trace can come from
+      // anywhere, and its recorded cwd would choose what the fork's tools read and write.
+      ...(flags.cwd !== undefined ? { cwd: flags.cwd } : {}),
       ...(flags.model !== undefined ? { model: flags.model } : recordedModel !== undefined ? { model: recordedModel } : {}),
       ...(flags.baseUrl !== undefined ? { baseUrl: flags.baseUrl } : {}),
       ...(flags.permissionMode !== undefined ? { permissionMode: flags.permissionMode } : {}),

@@ -164,7 +164,7 @@ export function registerTraceCommands(program: Command, context: TraceCommandCon
     .requiredOption("--at <seq>", "the seq of the line to fork at (see trace show)", parseSeq)
     .option("--run <n>", "the run of the session the seq is in, when it has several (default the last)", parsePositiveInteger("--run"))
     .option("--prompt <text>", "a new user message after the rebuilt conversation")
-    .option("-C, --cwd <dir>", "folder the fork works in (default the recorded run's; from --database, this folder)")
+    .option("-C, --cwd <dir>", "folder the fork works in (default this folder; never the recorded run's unless -C names it)")
     .option("--database <url>", "fork a session statecraft/dbos workers wrote to this PostgreSQL (default when no file: STATECRAFT_DATABASE_URL); the fork itself runs here")
     .option("-m, --model <name>", "model name on the OpenAI-compatible server, or script:<file.json> for a scripted model")
     .option("--base-url <url>", "OpenAI-compatible server (default: OPENAI_BASE_URL)")
