@@ -71,10 +71,12 @@ export function observeEngine(observers: readonly EngineObserver<EngineContext>[
     for (let i = 0; i < stateObservers.length; i++) stateObservers[i].state!(entered);
   };
 
-  return (inspection: InspectionEvent) => {
+  const dispatch = (inspection: InspectionEvent) => {
     // The first event names the root actor; child actors (model, tools) are not the engine's states.
-    if (root === undefined) root = inspection.actorRef;
-    else if (inspection.actorRef !== root) return;
+    if (root === undefined) {
+      root = inspection.actorRef;
+      if (inspection.type === "@xstate.actor") deliverDirectly(root, dispatch);
+    } else if (inspection.actorRef !== root) return;
     switch (inspection.type) {
       case "@xstate.action": {
         const action = inspection.action as { type: string; params?: { event?: EngineEmitted } };
@@ -96,6 +98,38 @@ export function observeEngine(observers: readonly EngineObserver<EngineContext>[
       default:
         return;
     }
+  };
+  return dispatch;
+}
+
+/** The internals of XState's actor system (5.x) that `deliverDirectly` uses; absent or different, it does nothing. */
+interface InspectedSystem {
+  _sendInspectionEvent?: unknown;
+  inspect?: unknown;
+}
+
+/**
+ * XState hands every inspection event to its system's `_sendInspectionEvent`, which copies it (`{ ...event, rootId }`)
+ * for its inspectors: about thirty copies a step, the largest self-time line of a step's profile (bench/notes.md, "A
+ * faster step"). When `observeEngine` is an actor's only inspector (given as `createActor`'s `inspect`, it hears the
+ * root actor's `@xstate.actor` event first), the system's delivery is replaced by `dispatch` itself: the same events,
+ * in the same order, not copied (`rootId` is the one field they lack, which `observeEngine` does not read). Every event
+ * still reaches `dispatch` exactly once: through the replacement, or through the inspector XState keeps registered if
+ * some code of XState's calls its own delivery without the system's property. Another inspector added later
+ * (`actor.system.inspect`) puts XState's delivery back first, so it hears everything as usual. An XState whose system
+ * lacks these functions is left alone.
+ */
+function deliverDirectly(root: ActorRefLike, dispatch: (inspection: InspectionEvent) => void): void {
+  const system = (root as { system?: InspectedSystem }).system;
+  if (!system) return;
+  const original = system._sendInspectionEvent;
+  const register = system.inspect;
+  if (typeof original !== "function" || typeof register !== "function") return;
+  system._sendInspectionEvent = dispatch;
+  system.inspect = (...observer: unknown[]) => {
+    system._sendInspectionEvent = original;
+    system.inspect = register;
+    return (register as (...args: unknown[]) => unknown).apply(system, observer);
   };
 }
 
