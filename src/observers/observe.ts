@@ -44,6 +44,10 @@ export interface EngineObserver<Context = ObservedRun> {
  * emitted" notifications. `actor.subscribe` skips transient states and `emit` is deferred to the end of a
  * macrostep, so neither alone gives the real order; the inspection stream does: each microstep's emitted events
  * are held until the microstep reports the state it led into, then delivered after it.
+ *
+ * Give the function it returns to `createActor` as `inspect` as it is, not called from another inspector: it then takes
+ * the events straight from the actor's system (`deliverDirectly`), and a function that wrapped it would stop hearing
+ * them after the first. Inspectors of one's own go beside it, through `actor.system.inspect`.
  */
 export function observeEngine(observers: readonly EngineObserver<EngineContext>[]): (event: InspectionEvent) => void {
   // About forty inspection events per tool step, most of them about child actors or of no interest: the dispatch
