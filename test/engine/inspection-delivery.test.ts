@@ -60,7 +60,9 @@ const SCRIPT: ScriptStep[] = [
 describe("observeEngine's delivery of XState's inspection events", () => {
   it("replaces the copying delivery of the actor's system when it is the actor's only inspector", async () => {
     const { system } = await observe(SCRIPT, "direct");
-    const plain = createActor(engineMachine, { input: prepare("go", { model: scriptedModel([{ text: "x" }]), cwd: tempDir(), traceFile: false }).input });
+    const cwd = tempDir("statecraft-inspection-");
+    dirs.push(cwd);
+    const plain = createActor(engineMachine, { input: prepare("go", { model: scriptedModel([{ text: "x" }]), cwd, traceFile: false }).input });
     const deliver = (s: unknown) => String((s as { _sendInspectionEvent: unknown })._sendInspectionEvent);
     // XState's own copies each event with the root's id; the one installed does not (if XState renames its delivery,
     // this fails: the observers still work, through the copy, but the step is slower).
