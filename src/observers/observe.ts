@@ -44,6 +44,10 @@ export interface EngineObserver<Context = ObservedRun> {
  * emitted" notifications. `actor.subscribe` skips transient states and `emit` is deferred to the end of a
  * macrostep, so neither alone gives the real order; the inspection stream does: each microstep's emitted events
  * are held until the microstep reports the state it led into, then delivered after it.
+ *
+ * Give the function it returns to `createActor` as `inspect` as it is, not called from another inspector: it then takes
+ * the events straight from the actor's system (`deliverDirectly`), and a function that wrapped it would stop hearing
+ * them after the first. Inspectors of one's own go beside it, through `actor.system.inspect`.
  */
 export function observeEngine(observers: readonly EngineObserver<EngineContext>[]): (event: InspectionEvent) => void {
   // About forty inspection events per tool step, most of them about child actors or of no interest: the dispatch
@@ -71,10 +75,12 @@ export function observeEngine(observers: readonly EngineObserver<EngineContext>[
     for (let i = 0; i < stateObservers.length; i++) stateObservers[i].state!(entered);
   };
 
-  return (inspection: InspectionEvent) => {
+  const dispatch = (inspection: InspectionEvent) => {
     // The first event names the root actor; child actors (model, tools) are not the engine's states.
-    if (root === undefined) root = inspection.actorRef;
-    else if (inspection.actorRef !== root) return;
+    if (root === undefined) {
+      root = inspection.actorRef;
+      if (inspection.type === "@xstate.actor") deliverDirectly(root, dispatch);
+    } else if (inspection.actorRef !== root) return;
     switch (inspection.type) {
       case "@xstate.action": {
         const action = inspection.action as { type: string; params?: { event?: EngineEmitted } };
@@ -96,6 +102,38 @@ export function observeEngine(observers: readonly EngineObserver<EngineContext>[
       default:
         return;
     }
+  };
+  return dispatch;
+}
+
+/** The internals of XState's actor system (5.x) that `deliverDirectly` uses; absent or different, it does nothing. */
+interface InspectedSystem {
+  _sendInspectionEvent?: unknown;
+  inspect?: unknown;
+}
+
+/**
+ * XState hands every inspection event to its system's `_sendInspectionEvent`, which copies it (`{ ...event, rootId }`)
+ * for its inspectors: about thirty copies a step, the largest self-time line of a step's profile (bench/notes.md, "A
+ * faster step"). When `observeEngine` is an actor's only inspector (given as `createActor`'s `inspect`, it hears the
+ * root actor's `@xstate.actor` event first), the system's delivery is replaced by `dispatch` itself: the same events,
+ * in the same order, not copied (`rootId` is the one field they lack, which `observeEngine` does not read). Every event
+ * still reaches `dispatch` exactly once: through the replacement, or through the inspector XState keeps registered if
+ * some code of XState's calls its own delivery without the system's property. Another inspector added later
+ * (`actor.system.inspect`) puts XState's delivery back first, so it hears everything as usual. An XState whose system
+ * lacks these functions is left alone.
+ */
+function deliverDirectly(root: ActorRefLike, dispatch: (inspection: InspectionEvent) => void): void {
+  const system = (root as { system?: InspectedSystem }).system;
+  if (!system) return;
+  const original = system._sendInspectionEvent;
+  const register = system.inspect;
+  if (typeof original !== "function" || typeof register !== "function") return;
+  system._sendInspectionEvent = dispatch;
+  system.inspect = (...observer: unknown[]) => {
+    system._sendInspectionEvent = original;
+    system.inspect = register;
+    return (register as (...args: unknown[]) => unknown).apply(system, observer);
   };
 }
 

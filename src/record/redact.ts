@@ -81,11 +81,15 @@ const KEY_FORMATS = new RegExp(
 const KEY_PREFIXES = ["sk-", "gh", "github_pat_", "glpat-", "xox", "AKIA", "ASIA", "AIza", "k_live_", "k_test_", "whsec_", "npm_", "hf_", "eyJ"];
 
 /**
- * Matches every line that one of the patterns above could change (their fixed parts, ignoring case): most lines hold
- * none, and one scan for all of them is cheaper than a scan for each.
+ * Matches every line that one of the patterns above could change (their fixed parts, ignoring case), but for a URL's
+ * credentials (`URL_AT`): most lines hold none, and one scan for all of them is cheaper than a scan for each. The
+ * words are grouped by their first letter (and those inside another left out: `authoriz`, `private key`), so the scan
+ * tries one branch per character instead of every word: about half the time of a flat list of the same words, on
+ * every line recorded.
  */
-const MAY_HOLD_SECRET =
-  /bearer|authoriz|:\/\/[^\s/]*@|private key|key|token|secret|pass|pwd|credential|auth|sk-|gh[pousr]_|github_pat_|glpat-|xox|AKIA|ASIA|AIza|k_live_|k_test_|whsec_|npm_|hf_|eyJ/i;
+const MAY_HOLD_SECRET = /a(?:uth|kia|sia|iza)|bearer|credential|eyj|g(?:h[pousr]_|ithub_pat_|lpat-)|hf_|k(?:ey|_live_|_test_)|npm_|p(?:ass|wd)|s(?:ecret|k-)|token|whsec_|xox/i;
+/** A URL's user information could follow (`URL_CREDENTIALS`). */
+const URL_AT = /:\/\/[^\s/]*@/;
 const MAY_ASSIGN = /key|token|secret|pass|pwd|credential|auth/i;
 
 /**
@@ -147,7 +151,7 @@ export function redactLine(line: string, secrets: readonly string[], replace?: (
       replaced = true;
     }
   }
-  if (MAY_HOLD_SECRET.test(out)) {
+  if (MAY_HOLD_SECRET.test(out) || URL_AT.test(out)) {
     // Most lines hold none of these: a substring check spares each pattern's scan.
     if (out.includes("PRIVATE KEY")) out = out.replace(PRIVATE_KEY, `$1${REDACTED}$2`);
     if (out.includes("Bearer")) out = out.replace(BEARER, `$1$2${REDACTED}`);

@@ -1,7 +1,7 @@
 import type { AgentError } from "../../errors/agent-error.js";
 import type { Message, ToolResult } from "../../models/messages.js";
 import type { CallRecord, EngineContext } from "../context.js";
-import { replaceRecords } from "./records.js";
+import { replaceRecords, withFields } from "./records.js";
 
 /** Entering execute_tool: the allowed calls count against maxToolCalls. */
 export function startExecution(context: EngineContext): Partial<EngineContext> {
@@ -28,7 +28,7 @@ export function recordToolFinished(
 
 function finishedRecord(record: CallRecord, finished: { result?: ToolResult; error?: AgentError; fatal?: boolean; durationMs: number }): CallRecord {
   // Built by assignment, not by spreading optional parts: one object per finished call.
-  const next: CallRecord = { ...record, status: "finished", durationMs: finished.durationMs };
+  const next = withFields(record, { status: "finished", durationMs: finished.durationMs });
   if (finished.result) {
     next.result = finished.result;
     next.announced = true;
