@@ -7,7 +7,7 @@ import MagicString from "magic-string";
 import { build } from "rolldown";
 
 /**
- * The files a build writes, as `dist/<name>.js`, and the source each starts from. The first four are the package's
+ * The files a build writes, as `dist/<name>.js`, and the source each starts from. The first five are the package's
  * entry points (package.json "exports"), then the executable. The rest keep a few inner modules at the paths the
  * repository's benches and tests import them by (they are not exported: a consumer cannot reach them).
  */
@@ -16,6 +16,7 @@ export const ENTRIES = {
   "debug/index": "debug/index.ts",
   "inspect/index": "inspect/index.ts",
   "dbos/index": "dbos/index.ts",
+  "otel/index": "otel/index.ts",
   "cli/main": "cli/main.ts",
   // For bench/ and test/ only.
   query: "query.ts",

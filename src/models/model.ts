@@ -69,6 +69,11 @@ export interface ModelCallOptions {
 export interface Model {
   /** A name for traces and logs, e.g. "gpt-4o-mini" or "script". */
   readonly name: string;
+  /**
+   * Who serves it, as the OpenTelemetry GenAI conventions name providers (`gen_ai.provider.name`): "openai",
+   * "anthropic", … An OpenAI-compatible server is "openai".
+   */
+  readonly provider?: string;
   /** The context window in tokens, when known. */
   readonly contextWindow?: number;
   /**

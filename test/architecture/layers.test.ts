@@ -19,6 +19,7 @@ const LAYERS: Array<{ name: string; units: string[] }> = [
   { name: "inspector", units: ["inspect"] },
   { name: "engine", units: ["options.ts", "store-option.ts", "event-bridge.ts", "run-observers.ts", "run-driver.ts", "query.ts", "prepare-run.ts", "run-settings.ts", "resume.ts", "session.ts", "agent-tool.ts", "mcp"] },
   { name: "debugging", units: ["debug"] },
+  { name: "telemetry", units: ["otel"] },
   { name: "scale-out", units: ["dbos"] },
   { name: "command line", units: ["cli", "demo"] },
   { name: "main entry", units: ["index.ts"] },

@@ -20,6 +20,8 @@ export function openaiModel(options: OpenAIModelOptions = {}, env?: OpenAIEnviro
 
 class OpenAIChatModel implements Model {
   readonly name: string;
+  // The OpenAI API, or a server speaking it: "openai", as the GenAI conventions name both.
+  readonly provider = "openai";
   readonly contextWindow?: number;
   readonly baseUrl: string;
   readonly sendsKey: boolean;
