@@ -37,6 +37,7 @@ export class RunSpans {
   readonly agent: Span;
   private readonly agentContext: Context;
   private readonly common: Attributes;
+  private readonly chatBase: Attributes;
   private chat: Span | undefined;
   private readonly tools = new Map<string, Span>();
   private ended = false;
@@ -56,6 +57,8 @@ export class RunSpans {
     const provider = model.provider ?? "_OTHER";
     this.common = { [ATTR.provider]: provider, [ATTR.conversation]: context.run.sessionId };
     if (settings.legacyNames) this.common[ATTR.system] = provider;
+    // Made once per run: every model call of the run goes to the same model.
+    this.chatBase = { [ATTR.operation]: "chat", ...this.common, [ATTR.requestModel]: model.name, ...serverOf(model.baseUrl) };
     const attributes: Attributes = { [ATTR.operation]: "invoke_agent", ...this.common, [ATTR.agentName]: agentName, [ATTR.requestModel]: model.name, ...serverOf(model.baseUrl) };
     const links: Link[] = [];
     const resumedFrom = spanContextOf(context.run.resumedFrom);
@@ -82,7 +85,7 @@ export class RunSpans {
   private startChat(entered: StateEntered): void {
     const { context } = entered;
     const model = context.deps.model;
-    const attributes: Attributes = { [ATTR.operation]: "chat", ...this.common, [ATTR.requestModel]: model.name, [ATTR.turn]: context.turn, ...serverOf(model.baseUrl) };
+    const attributes: Attributes = { ...this.chatBase, [ATTR.turn]: context.turn };
     if (this.settings.captureContent) {
       const messages = context.messages.toArray();
       attributes[ATTR.inputMessages] = inputMessages(messages, this.settings.secrets);
