@@ -114,7 +114,9 @@ class SpanObserver implements EngineObserver {
   subagent(start: SubagentStart): EngineObserver | undefined {
     const run = this.runs.get(start.parentSession);
     if (run === undefined) return undefined;
-    return new SpanObserver(this.settings, run.subagentContext(start.toolCallId));
+    // The subagent is the agent its tool names (agentTool's name): gen_ai.agent.name and its span's name.
+    const { parent, name } = run.subagentContext(start.toolCallId);
+    return new SpanObserver({ ...this.settings, agentName: name }, parent);
   }
 
   // Asked as the run is stored suspended, before its `finished`.

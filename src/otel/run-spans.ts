@@ -155,10 +155,10 @@ export class RunSpans {
     return span;
   }
 
-  /** The context a subagent run of tool call `id` starts in: under the call's span. */
-  subagentContext(id: string): Context {
-    const call = findCall(this.batch, id)?.call ?? { id, name: "agent", input: undefined, sessionId: "" };
-    return this.settings.api.trace.setSpan(this.agentContext, this.toolSpan(call));
+  /** Where a subagent run of tool call `id` starts: under the call's span, named for the subagent tool. */
+  subagentContext(id: string): { parent: Context; name: string } {
+    const call = findCall(this.batch, id)?.call ?? { id, name: this.settings.agentName, input: undefined, sessionId: "" };
+    return { parent: this.settings.api.trace.setSpan(this.agentContext, this.toolSpan(call)), name: call.name };
   }
 
   /** A tool call's result is known (it ran, failed, or was refused): its span ends with the outcome. */

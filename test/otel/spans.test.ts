@@ -350,14 +350,16 @@ describe("subagents", () => {
         "invoke_agent lead",
         "  chat parent-model",
         "  execute_tool researcher",
-        "    invoke_agent lead",
+        "    invoke_agent researcher",
         "      chat child-model",
         "      execute_tool echo",
         "      chat child-model",
         "  chat parent-model",
       ].join("\n"),
     );
-    const [top, sub] = spans.filter((s) => s.name === "invoke_agent lead").sort((a, b) => hr(a.startTime) - hr(b.startTime));
+    const top = spanNamed(spans, "invoke_agent lead");
+    const sub = spanNamed(spans, "invoke_agent researcher");
+    expect(attrs(sub)["gen_ai.agent.name"]).toBe("researcher");
     expect(new Set(spans.map((s) => s.spanContext().traceId)).size).toBe(1);
     expect(attrs(sub)["gen_ai.conversation.id"]).not.toBe(attrs(top)["gen_ai.conversation.id"]);
     expect(attrs(sub)).toMatchObject({ "gen_ai.request.model": "child-model", "statecraft.stop_reason": "final_answer" });
