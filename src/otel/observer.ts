@@ -49,7 +49,7 @@ export function openTelemetry(options: OpenTelemetryOptions = {}): EngineObserve
     agentName: options.agentName ?? "statecraft",
     captureContent: options.captureContent ?? false,
     legacyNames: !latestConventionsOnly(),
-    secrets: secretValues(),
+    secrets: [],
   };
   return new SpanObserver(settings);
 }
@@ -68,7 +68,8 @@ class SpanObserver implements EngineObserver {
     const sessionId = entered.context.run.sessionId;
     let run = this.runs.get(sessionId);
     if (run === undefined || entered.from === undefined) {
-      run = new RunSpans(this.settings, entered, this.parentOf(entered.context));
+      // The secrets as the run's trace redacts them: the environment's as the run starts.
+      run = new RunSpans({ ...this.settings, secrets: secretValues() }, entered, this.parentOf(entered.context));
       this.runs.set(sessionId, run);
     }
     run.state(entered);

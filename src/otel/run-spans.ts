@@ -18,6 +18,7 @@ export interface SpanSettings {
   captureContent: boolean;
   /** Emit the names the conventions moved away from beside the new ones (no OTEL_SEMCONV_STABILITY_OPT_IN). */
   legacyNames: boolean;
+  /** The values redacted from what a span carries (the run's, set as it starts). */
   secrets: readonly string[];
 }
 
