@@ -11,7 +11,7 @@ import { context, trace } from "@opentelemetry/api";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { answer, closeClients, enqueueRun, watch } from "../../src/dbos/index.js";
 import type { AgentEvent } from "../../src/index.js";
-import { describeWithDatabase, freshDatabase, until } from "../dbos/support.js";
+import { describeWithDatabase, freshDatabase, sql, until } from "../dbos/support.js";
 import { removeDir, tempDir } from "../support/engine.js";
 import { memoryTracing } from "./tracing.js";
 import { startReceiver } from "./receiver.js";
@@ -91,6 +91,8 @@ describeWithDatabase("statecraft/dbos with statecraft/otel", () => {
     await until(() => receiver.spans.some((s) => s.attributes["gen_ai.conversation.id"] === ids.sessionId && s.attributes["statecraft.run.status"] === "suspended"), "the suspended span");
     const before = receiver.spans.find((s) => s.attributes["gen_ai.conversation.id"] === ids.sessionId && s.name.startsWith("invoke_agent"))!;
 
+    // The worker records the suspension in statecraft.runs after its last event: answer() needs it there.
+    await until(async () => (await sql<{ status: string }>(db.url, "SELECT status FROM statecraft.runs WHERE run_id = $1", [ids.runId]))[0]?.status === "suspended", "the run to be suspended");
     let answering: { traceId: string; spanId: string } | undefined;
     await tracer.startActiveSpan("client answer", async (span) => {
       answering = span.spanContext();
