@@ -139,6 +139,8 @@ if (wants("loop")) {
     { id: "statecraft-window", label: "statecraft, trace on, contextWindow set, no usage reported", engine: statecraftEngine(sc, "window") },
   ];
   entries.push({ id: "statecraft-inspect", label: "statecraft, trace on, inspector (no client)", engine: statecraftEngine(sc, "inspect", { port: 0 }) });
+  entries.push({ id: "statecraft-otel-noop", label: "statecraft, trace on, statecraft/otel on a no-op tracer", engine: statecraftEngine(sc, "otel-noop") });
+  entries.push({ id: "statecraft-otel", label: "statecraft, trace on, statecraft/otel on a recording tracer", engine: statecraftEngine(sc, "otel") });
   entries.push({ id: "hand-loop", label: "hand-written while loop + ajv", engine: handLoopEngine() });
   const peers = [
     ["pi", "pi-agent-core runAgentLoop", "./engines/pi.mjs", "piEngine"],

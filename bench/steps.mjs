@@ -7,9 +7,11 @@
 //   on        query() with the trace on (what the loop table's "trace on" row measures)
 //   inspect   query() with the trace on and an inspector attached that no page connects to
 //   memory    query() with store: "memory": the trace, transcript, audit and checkpoints kept in the process
+//   otel-noop query() with the trace on and statecraft/otel's observer on a no-op tracer (no SDK registered)
+//   otel      query() with the trace on and statecraft/otel's observer on a recording tracer (the SDK's, spans dropped)
 //   window    query() with the trace on and contextWindow set, the model reporting no usage (the compaction estimate
 //             runs on every step: it must stay linear in the run's length)
-// Usage: npm run build && node bench/steps.mjs [N=1000] [runs=9] [layers=floor,machine,observed,off,on,memory,window]
+// Usage: npm run build && node bench/steps.mjs [N=1000] [runs=9] [layers=floor,machine,observed,off,on,memory,window,otel-noop,otel]
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -18,6 +20,7 @@ import { floorEngine } from "./engines/floor.mjs";
 import { instantModel } from "./engines/statecraft.mjs";
 import { runLayer } from "./lib/engine-run.mjs";
 import { NOOP_SCHEMA, TOOL_DESCRIPTION, TOOL_NAME } from "./lib/common.mjs";
+import { otelObserver } from "./lib/otel.mjs";
 
 
 const N = Number(process.argv[2] ?? 1000);
@@ -31,11 +34,13 @@ const floor = floorEngine();
 async function once(layer) {
   const cwd = mkdtempSync(join(tmpdir(), "statecraft-steps-"));
   try {
-    const traceFile = layer === "on" || layer === "window" || layer === "inspect" ? join(cwd, "trace.jsonl") : false;
+    const traceFile = ["on", "window", "inspect", "otel-noop", "otel"].includes(layer) ? join(cwd, "trace.jsonl") : false;
     const options = { model: instantModel(N), tools: [tool], cwd, maxTurns: N + 1, maxToolCalls: N, timeoutMs: 3_600_000, traceFile };
     // Far more than the run can fill: the estimate is checked every step and never asks for a compaction.
     if (layer === "window") options.contextWindow = 1_000_000_000;
     if (layer === "inspect") options.inspect = { port: 0 };
+    const otel = layer.startsWith("otel") ? otelObserver(layer === "otel") : undefined;
+    if (otel) options.observers = [otel.observer];
     if (layer === "memory") {
       options.store = "memory";
       delete options.traceFile;
@@ -55,6 +60,8 @@ async function once(layer) {
     const cpu = process.cpuUsage(cpu0);
     cpuPerStep[layer].push((cpu.user + cpu.system) / N);
     if (toolCalls !== N) throw new Error(`${layer}: ${toolCalls} tool calls, expected ${N}`);
+    // A run of N steps: the run's span, N + 1 model calls, N tool calls.
+    if (layer === "otel" && otel.ended() !== 2 * N + 2) throw new Error(`otel: ${otel.ended()} spans ended, expected ${2 * N + 2}`);
     if (traceFile && statSync(traceFile).size === 0) throw new Error("trace not written");
     return (elapsed * 1000) / N;
   } finally {

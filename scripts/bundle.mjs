@@ -18,6 +18,7 @@ export const ENTRIES = {
   "dbos/index": "dbos/index.ts",
   "mcp-server/index": "mcp-server/index.ts",
   "server/index": "server/index.ts",
+  "otel/index": "otel/index.ts",
   "cli/main": "cli/main.ts",
   // For bench/ and test/ only.
   query: "query.ts",

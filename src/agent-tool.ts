@@ -1,5 +1,6 @@
 import type { AgentEvent, RunResult } from "./events.js";
 import type { QueryOptions } from "./options.js";
+import type { EngineObserver } from "./observers/observe.js";
 import { prepare, startRun } from "./query.js";
 import { defineTool, type ToolDefinition, type ToolRisk } from "./tools/define-tool.js";
 
@@ -63,7 +64,10 @@ export function agentTool(options: AgentToolOptions): ToolDefinition<{ prompt: s
       );
       // On a worker the child's lines go to the database with the parent's, not to files on the worker.
       parent.hostSubagent?.(prepared);
-      const run = startRun(prepared, { ...childOptions, model: model ?? parent.model, signal: ctx.signal });
+      // The calling run's observers may watch the child too (statecraft/otel nests its spans under this call's).
+      const watching = (parent.observeSubagent?.({ sessionId: prepared.input.sessionId, parentSession: parent.sessionId, toolCallId: ctx.toolCallId, depth }) ?? []) as EngineObserver[];
+      const observers = watching.length > 0 ? { observers: [...(childOptions.observers ?? []), ...watching] } : {};
+      const run = startRun(prepared, { ...childOptions, ...observers, model: model ?? parent.model, signal: ctx.signal });
       let result: RunResult;
       for (;;) {
         const next = await run.next();

@@ -134,6 +134,8 @@ export type { ToolProgress } from "./tools/define-tool.js";
 // Types the exports above mention: exported so that code using those exports can name them. The engine's own
 // (its context, events, effects) are not among them (test/architecture/exported-types.test.ts).
 export type { EngineObserver, StateEntered } from "./observers/observe.js";
+export type { SubagentStart } from "./tools/define-tool.js";
+export type { TraceContext } from "./record/run-record.js";
 export type { ObservedRun, ObservedRunConfig, ObservedCall, ObservedCallStatus, ObservedConversation } from "./observers/observed-run.js";
 export type { EmittedEvent } from "./events.js";
 export type { RunSummary, CompletedRunSummary, SuspendedRunSummary, RunTotals } from "./observers/run-summary.js";

@@ -156,6 +156,10 @@ async function* runEngine(
   const memory = opened.place.memory ? keepInMemory(prepared, opened.place.memory) : undefined;
   control.memory = memory;
   const secrets = secretValues();
+  const own = options.observers;
+  if (own?.some((o) => o.subagent !== undefined)) {
+    input.deps.observeSubagent = (start) => own.flatMap((o) => o.subagent?.(start) ?? []);
+  }
   const bridge = new EventBridge();
   input.deps.pace = bridge.pace;
   const observers = runObservers(prepared, {

@@ -131,6 +131,7 @@ async function* run(
     prepared.input.startedAt = now - stored.activeMs;
     prepared.input.runId = stored.runId;
     prepared.input.resume = point;
+    if (stored.traceContext) prepared.input.resumedFrom = stored.traceContext;
     const queryOptions = { ...options, cwd, sessionId } as QueryOptions;
     if (queued) {
       // Taken from the session only now that the run starts (a refused resume leaves them queued there).

@@ -10,6 +10,7 @@ import type { RunStore } from "./durable/run-store.js";
 import { storedRunOf } from "./durable/stored-run.js";
 import { storedSettingsOf, type RunSettings } from "./run-settings.js";
 import type { RunObservers } from "./run-observers.js";
+import type { TraceContext } from "./record/run-record.js";
 
 export type EngineActor = Actor<typeof engineMachine>;
 type Suspended = Extract<AgentEvent, { type: "suspended" }>;
@@ -112,7 +113,9 @@ async function* suspend(actor: EngineActor, event: Suspended, prepared: RunSetti
   const context = actor.getSnapshot().context;
   actor.stop();
   parts.observers.close();
-  await parts.store.save(storedRunOf(context, storedSettingsOf(prepared), parts.observers.trace?.nextSeq() ?? 0, Date.now()));
+  const stored = storedRunOf(context, storedSettingsOf(prepared), parts.observers.trace?.nextSeq() ?? 0, Date.now());
+  const traceContext = traceContextOf(parts.observers.all, context.run.sessionId);
+  await parts.store.save(traceContext ? { ...stored, traceContext } : stored);
   parts.settle(context, event);
   const summary = runSummary(context, { time: Date.now(), suspended: { runId: event.runId, pending: event.pending } });
   announce(parts.observers.all, summary);
@@ -120,6 +123,15 @@ async function* suspend(actor: EngineActor, event: Suspended, prepared: RunSetti
   parts.finished(result);
   yield event;
   return result;
+}
+
+/** The trace context the first observer that keeps one leaves for the run's resumption. */
+function traceContextOf(observers: readonly InternalObserver[], sessionId: string): TraceContext | undefined {
+  for (const observer of observers) {
+    const found = observer.traceContext?.(sessionId);
+    if (found) return found;
+  }
+  return undefined;
 }
 
 /** Every observer hears the run's summary once. */

@@ -2,6 +2,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { FINAL_TEXT, NOOP_SCHEMA, TOOL_DESCRIPTION, TOOL_NAME, probe, removeDir, tempDir } from "../lib/common.mjs";
+import { otelObserver } from "../lib/otel.mjs";
 
 /** A statecraft Model answering with one tool call per turn until the last, then text. Built outside the timed region. */
 export function instantModel(steps) {
@@ -53,6 +54,7 @@ export function statecraftEngine(sc, variant, inspectOption) {
         ...(traceFile === undefined ? { store: "memory" } : { traceFile }),
         ...(variant === "inspect" ? { inspect: inspectOption } : {}),
         ...(variant === "window" ? { contextWindow: 1_000_000_000 } : {}),
+        ...(variant === "otel-noop" || variant === "otel" ? { observers: [otelObserver(variant === "otel").observer] } : {}),
       };
       let end;
       let run;

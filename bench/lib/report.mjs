@@ -3,6 +3,7 @@
 const GOAL = {
   floorRatio: 4.0,
   memoryFloorRatio: 3.0,
+  otelRatio: 1.2,
   piRatio: 3.5,
   linearGrowth: 1.15,
   inspectorRatio: 1.3,
@@ -72,6 +73,17 @@ export function goalsOf(results) {
         goal: `statecraft with an inspector attached and no page, within ${GOAL.inspectorRatio}× of trace on`,
         measured: overOn.map(([s, v]) => `${ratio(v)} at N = ${num(s, 0)}`).join(", ") || "n/a",
         met: overOn.length ? overOn.every(([, v]) => v <= GOAL.inspectorRatio) : null,
+      });
+    }
+    // statecraft/otel's observer: spans of every state, model call and tool call, against the trace alone.
+    for (const [id, what] of [["statecraft-otel-noop", "a no-op tracer"], ["statecraft-otel", "a recording tracer"]]) {
+      const otel = rowOf(results, id);
+      if (!otel) continue;
+      const over = sizes.map((s) => [s, otel.sizes[s]?.median && on.sizes[s]?.median ? otel.sizes[s].median / on.sizes[s].median : null]).filter(([, v]) => v !== null);
+      goals.push({
+        goal: `statecraft with statecraft/otel on ${what}, within ${GOAL.otelRatio}× of trace on`,
+        measured: over.map(([s, v]) => `${ratio(v)} at N = ${num(s, 0)}`).join(", ") || "n/a",
+        met: over.length ? over.every(([, v]) => v <= GOAL.otelRatio) : null,
       });
     }
     const first = sizes[0];

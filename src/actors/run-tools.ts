@@ -195,6 +195,7 @@ function withRelay(run: RunToolsInput["run"], report: Report): RunInfo {
     relay: relayTo(report),
   };
   if (run.hostSubagent) info.hostSubagent = run.hostSubagent;
+  if (run.observeSubagent) info.observeSubagent = run.observeSubagent;
   return info;
 }
 

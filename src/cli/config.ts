@@ -58,6 +58,8 @@ export interface ConfigFile {
   systemPrompt?: string;
   trace?: string | false;
   permissions?: { mode?: PermissionMode; allow?: string[]; ask?: string[]; deny?: string[] };
+  /** Send the run's spans to the OTLP endpoint of the OTEL_* variables (as `--otel`). */
+  otel?: boolean;
 }
 
 /** Everything a run needs, resolved from flags, then the environment, then the config file. */
@@ -72,6 +74,8 @@ export interface RunSettings {
   /** A file, `false` for none, absent for the engine's default `<cwd>/.agent/trace.jsonl`. */
   traceFile?: string | false;
   permissions: { mode?: PermissionMode; allow: string[]; ask: string[]; deny: string[] };
+  /** `--otel` or `"otel": true`: spans to the OTLP endpoint of the OTEL_* variables (statecraft/otel). */
+  otel?: boolean;
   /** The config file that was read, if there was one. */
   configFile?: string;
   /** Settings of an untrusted project that were ignored, said on stderr before the run. */
@@ -104,7 +108,7 @@ export const NO_MODEL_MESSAGE = [
   "To see statecraft work offline first, run: statecraft demo",
 ].join("\n");
 
-const CONFIG_KEYS = ["$schema", "provider", "model", "baseUrl", "maxTurns", "maxToolCalls", "timeout", "systemPrompt", "trace", "permissions"];
+const CONFIG_KEYS = ["$schema", "provider", "model", "baseUrl", "maxTurns", "maxToolCalls", "timeout", "systemPrompt", "trace", "permissions", "otel"];
 const PERMISSION_KEYS = ["mode", "allow", "ask", "deny"];
 
 function fail(file: string, what: string): never {
@@ -181,6 +185,10 @@ function readConfig(file: string): LoadedConfig | undefined {
       fail(file, `"trace" must be a file path or false`);
     }
     config.trace = raw.trace as string | false;
+  }
+  if (raw.otel !== undefined) {
+    if (typeof raw.otel !== "boolean") fail(file, `"otel" must be true or false`);
+    config.otel = raw.otel as boolean;
   }
   if (raw.permissions !== undefined) {
     const p = raw.permissions;
@@ -433,6 +441,8 @@ export function resolveRunSettings(flags: RunFlags, env: NodeJS.ProcessEnv, invo
   else if (loaded && project.trace !== undefined) settings.traceFile = project.trace === false ? false : checkProjectTrace(cwd, project.trace, loaded.file);
   else if (own.trace !== undefined) settings.traceFile = own.trace === false ? false : resolve(cwd, own.trace);
   else checkDefaultTrace(cwd);
+  const otel = flags.otel ?? project.otel ?? own.otel;
+  if (otel !== undefined) settings.otel = otel;
   if (loaded) settings.configFile = loaded.file;
   return settings;
 }

@@ -54,6 +54,8 @@ export interface ExecuteRunOptions {
   onAsk?: "deny" | "suspend";
   /** Starts the run instead of `query(prompt, options)` (`statecraft resume`). */
   start?: (options: QueryOptions) => QueryRun;
+  /** The run's observers (`--otel`'s spans). */
+  observers?: QueryOptions["observers"];
 }
 
 export interface RunOutcome {
@@ -141,6 +143,7 @@ export async function executeRun(options: ExecuteRunOptions): Promise<RunOutcome
       ...(params.sessionId !== undefined ? { sessionId: params.sessionId } : {}),
       ...(params.traceFile !== undefined ? { traceFile: params.traceFile } : {}),
       ...(options.inspect ? { inspect: options.inspect } : {}),
+      ...(options.observers ? { observers: options.observers } : {}),
     };
     run = options.start ? options.start(queryOptions) : query(options.prompt, queryOptions);
   } catch (error) {

@@ -26,6 +26,8 @@ export interface RunFlags {
   trustProject?: boolean;
   /** `--mcp-config FILE` (run and chat): MCP servers to start, `{ "mcpServers": { … } }` as in `.mcp.json`. */
   mcpConfig?: string;
+  /** `--otel` (run): spans to the OTLP endpoint of the OTEL_* variables. */
+  otel?: boolean;
 }
 
 export function parsePositiveInteger(flag: string) {

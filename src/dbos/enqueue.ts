@@ -7,6 +7,7 @@ import { databaseError } from "./database.js";
 import type { RunSpec } from "./names.js";
 import { checkRunOptions, type RunOptions } from "./run-options.js";
 import { pendingDigest } from "./sealed.js";
+import { activeTraceContext } from "../otel/trace-context.js";
 import { enqueuePiece, specOfRow, withSession, type RunRow } from "./runs-table.js";
 
 export interface EnqueueOptions extends RunOptions {
@@ -37,7 +38,9 @@ export async function enqueueRun(input: string, options: EnqueueOptions): Promis
   if (wait !== undefined && typeof wait !== "boolean") throw new AgentError("INVALID_OPTIONS", "enqueueRun: options.wait must be true or false");
   const conn = await connect(database, "enqueueRun");
   const runId = randomUUID();
-  const spec: RunSpec = { sessionId, runId, part: 0, input, options: runOptions, ...(queue !== undefined ? { queue } : {}) };
+  // The caller's trace (when it uses OpenTelemetry): the worker's spans of the run join it.
+  const traceContext = activeTraceContext();
+  const spec: RunSpec = { sessionId, runId, part: 0, input, options: runOptions, ...(queue !== undefined ? { queue } : {}), ...(traceContext ? { traceContext } : {}) };
   try {
     await withSession(conn.pool, sessionId, async (client) => {
       if (wait === false) {
@@ -82,6 +85,7 @@ export async function answer(options: AnswerOptions): Promise<void> {
   for (const [id, a] of Object.entries(answers)) if (!ANSWERS.includes(a)) throw fail(`answers[${JSON.stringify(id)}] must be "allow", "deny" or "allow_always", got ${JSON.stringify(a)}`);
   if (options.answeredBy !== undefined && typeof options.answeredBy !== "string") throw fail("answeredBy must be a string");
   const conn = await connect(options.database, "answer");
+  const traceContext = activeTraceContext();
   try {
     await withSession(conn.pool, sessionId, async (client) => {
       const row = (await client.query<RunRow>("SELECT * FROM statecraft.runs WHERE run_id = $1 AND session_id = $2 FOR UPDATE", [runId, sessionId])).rows[0];
@@ -98,6 +102,7 @@ export async function answer(options: AnswerOptions): Promise<void> {
         answers: { ...answers },
         seen: pendingDigest(row.pending ?? []),
         ...(options.answeredBy !== undefined ? { answeredBy: options.answeredBy } : {}),
+        ...(traceContext ? { traceContext } : {}),
       });
     });
   } catch (error) {

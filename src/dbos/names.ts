@@ -1,5 +1,6 @@
 import type { PermissionAnswer } from "../permissions/types.js";
 import type { RunOptions } from "./run-options.js";
+import type { TraceContext } from "../record/run-record.js";
 
 /** DBOS names every worker and client of a database agree on. */
 export const APP_NAME = "statecraft";
@@ -24,6 +25,8 @@ export interface RunSpec {
   seen?: string;
   /** The workers' queue, when not the default. */
   queue?: string;
+  /** The W3C trace context of the client that queued (or answered) it: the worker's spans join its trace. */
+  traceContext?: TraceContext;
 }
 
 /**

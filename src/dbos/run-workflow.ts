@@ -40,6 +40,8 @@ export interface WorkerHost {
   key: RunKey;
   hooks?: AgentHooks;
   logger?: Logger;
+  /** Observers of every run the worker executes (statecraft/otel's, …). */
+  observers?: QueryOptions["observers"];
 }
 
 let host: WorkerHost | undefined;
@@ -89,6 +91,7 @@ export async function runPiece(spec: RunSpec): Promise<PieceOutcome> {
     sessionId: spec.sessionId,
     ...h.hooks,
     ...(h.logger ? { logger: h.logger } : {}),
+    ...(h.observers ? { observers: h.observers } : {}),
   };
   // A subagent (agentTool) runs inside its parent's tool step: its lines go to the database under its own session,
   // its trace lines carrying parentSession, as they would go to the parent's trace file and its own transcript.
@@ -114,6 +117,7 @@ export async function runPiece(spec: RunSpec): Promise<PieceOutcome> {
     // transcript's.
     prepared.input.deps.policy!.addSessionRules(remembered);
     prepared.input.runId = spec.runId;
+    if (spec.traceContext) prepared.input.traceContext = spec.traceContext;
   };
   let run: QueryRun;
   if (spec.part === 0) {

@@ -5,6 +5,7 @@ import { statSync } from "node:fs";
 import type pg from "pg";
 import { AgentError } from "../errors/agent-error.js";
 import type { Logger } from "../logger.js";
+import type { EngineObserver } from "../observers/observe.js";
 import type { Model } from "../models/model.js";
 import type { PermissionOptions } from "../permissions/types.js";
 import type { AnyTool } from "../tools/define-tool.js";
@@ -47,6 +48,11 @@ export interface WorkerOptions {
   /** A worker not seen for this long (heartbeats in the database) has its runs recovered by the others (default 10 000). */
   deadAfterMs?: number;
   logger?: Logger;
+  /**
+   * Observers of every run the worker executes, as `query({ observers })` takes them (statecraft/otel's
+   * `openTelemetry()`: a queued run's spans join the trace of the client that queued it).
+   */
+  observers?: readonly EngineObserver[];
 }
 
 export interface Worker {
@@ -98,6 +104,9 @@ export function createWorker(options: WorkerOptions): Worker {
     if (typeof hook !== "function") throw fail(`hooks.${name} must be a function`);
   }
   const key = resolveRunKey(options.runKey);
+  if (options.observers !== undefined && (!Array.isArray(options.observers) || options.observers.some((o) => o === null || typeof o !== "object"))) {
+    throw fail("observers must be a list of observers ({ state?, emitted?, finished? })");
+  }
 
   let pool: pg.Pool | undefined;
   let heartbeat: Heartbeat | undefined;
@@ -117,7 +126,7 @@ export function createWorker(options: WorkerOptions): Worker {
         pool = openPool(database, concurrency + 4);
         const client = await DBOSClient.create({ systemDatabaseUrl: database, systemDatabaseSchemaName: DBOS_SCHEMA, applicationName: APP_NAME });
         await checkRunKey(pool, key, redactUrl(database));
-        setHost({ id, pool, client, model, tools: options.tools ?? [], cwd, permissions, key, ...(options.hooks ? { hooks } : {}), ...(options.logger ? { logger: options.logger } : {}) });
+        setHost({ id, pool, client, model, tools: options.tools ?? [], cwd, permissions, key, ...(options.hooks ? { hooks } : {}), ...(options.logger ? { logger: options.logger } : {}), ...(options.observers ? { observers: options.observers } : {}) });
         if (!registered) {
           DBOS.registerWorkflow(runPiece, { name: WORKFLOW });
           registered = true;

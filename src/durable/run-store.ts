@@ -113,6 +113,10 @@ export function runRecordProblem(value: unknown): string | undefined {
   const inbox = value.inbox;
   if (!isObject(inbox) || !Array.isArray(inbox.steering) || !Array.isArray(inbox.followUp)) return `"inbox" is not { steering, followUp }`;
   if (!Array.isArray(value.pending) || (value.status === "suspended" && value.pending.length === 0)) return `"pending" is not a list of calls (a suspended run has at least one)`;
+  const tc = value.traceContext;
+  if (tc !== undefined && (!isObject(tc) || typeof tc.traceparent !== "string" || (tc.tracestate !== undefined && typeof tc.tracestate !== "string"))) {
+    return `"traceContext" is not { traceparent, tracestate? }`;
+  }
   for (const [i, c] of value.pending.entries()) {
     if (!isObject(c) || typeof c.callId !== "string" || typeof c.name !== "string" || typeof c.reason !== "string") return `"pending[${i}]" is not { callId, name, input, reason }`;
   }

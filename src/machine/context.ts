@@ -13,6 +13,8 @@ import type { QueueMode } from "../events.js";
 import type { UserMessage } from "../models/messages.js";
 import type { EngineEmitted } from "./engine.js";
 import type { PendingCall } from "../record/format.js";
+import type { TraceContext } from "../record/run-record.js";
+import type { SubagentStart } from "../tools/define-tool.js";
 
 /** Where a call of the current response stands. */
 export type CallStatus =
@@ -64,6 +66,8 @@ export interface EngineDeps {
   relay?: (event: EngineEmitted) => void;
   /** A hosted run's (statecraft/dbos) way to host its subagents' runs as itself: their lines go where its lines go. */
   hostSubagent?: (child: unknown) => void;
+  /** The observers the run's own observers give a subagent started by one of its tool calls (EngineObserver.subagent). */
+  observeSubagent?: (start: SubagentStart) => unknown[];
   /** Where warnings go (the run's logger): e.g. a transcript line the engine did not write, ignored. */
   warn?: (message: string) => void;
   /**
@@ -112,6 +116,10 @@ export interface RunConfig {
   timeoutMs: number;
   startedAt: number;
   deadline: number;
+  /** The W3C trace context the run continues (a queued run's client's), for observers (statecraft/otel). */
+  traceContext?: TraceContext;
+  /** A resumed run: the trace context its suspended part left. */
+  resumedFrom?: TraceContext;
 }
 
 /** The model call in progress, and what prepares the next one. */

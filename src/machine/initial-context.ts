@@ -18,6 +18,8 @@ export function initialContext(input: EngineInput): EngineContext {
       timeoutMs: input.timeoutMs,
       startedAt,
       deadline: startedAt + input.timeoutMs,
+      ...(input.traceContext ? { traceContext: input.traceContext } : {}),
+      ...(input.resumedFrom ? { resumedFrom: input.resumedFrom } : {}),
     },
     loop: input.loop,
     deps: input.deps,

@@ -95,6 +95,7 @@ export function runToolsInput(context: EngineContext): RunToolsInput {
     model: deps.model,
   };
   if (deps.hostSubagent) input.run.hostSubagent = deps.hostSubagent;
+  if (deps.observeSubagent) input.run.observeSubagent = deps.observeSubagent;
   return input;
 }
 

@@ -71,6 +71,13 @@ export interface ModelCallOptions {
 export interface Model {
   /** A name for traces and logs, e.g. "gpt-4o-mini" or "script". */
   readonly name: string;
+  /**
+   * Who serves it, as the OpenTelemetry GenAI conventions name providers (`gen_ai.provider.name`): "openai",
+   * "anthropic", … An OpenAI-compatible server is "openai". Also the wire it speaks, for a model `statecraft` can build
+   * again: recorded with a durable run beside `baseUrl`, so that `statecraft resume` talks to the recorded server the
+   * same way.
+   */
+  readonly provider?: string;
   /** The context window in tokens, when known. */
   readonly contextWindow?: number;
   /**
@@ -83,10 +90,5 @@ export interface Model {
    * recorded server only if the run had sent one to it.
    */
   readonly sendsKey?: boolean;
-  /**
-   * The wire it speaks, for a model `statecraft` can build again ("openai", "anthropic"). Recorded with a durable
-   * run beside `baseUrl`, so that `statecraft resume` talks to the recorded server the same way.
-   */
-  readonly provider?: string;
   stream(request: ModelRequest, options: ModelCallOptions): AsyncIterable<ModelStreamEvent>;
 }

@@ -4,7 +4,8 @@ import { engineStateOf, type EngineEmitted } from "../machine/engine.js";
 import type { EmittedEvent } from "../events.js";
 import type { EngineStateName } from "../machine/states.js";
 import type { RunSummary } from "./run-summary.js";
-import type { ObservedRun } from "./observed-run.js";
+import type { ObservedRun, TraceContext } from "./observed-run.js";
+import type { SubagentStart } from "../tools/define-tool.js";
 
 /** A state the engine entered, with the context as it stood on entry: a snapshot to read, never to change. */
 export interface StateEntered<Context = ObservedRun> {
@@ -37,7 +38,19 @@ export interface EngineObserver<Context = ObservedRun> {
   emitted?(event: EmittedEvent, context: Context): void;
   /** The run ended (or stopped at questions to be resumed): called once, with the summary `turn_end` and the result carry. */
   finished?(summary: RunSummary): void;
+  /**
+   * A subagent run (agentTool) starts inside this run's tool call `start.toolCallId`: the observer to watch it with,
+   * if any (it hears the child run as this one hears its own). Called while the tool call runs.
+   */
+  subagent?(start: SubagentStart): EngineObserver | undefined;
+  /**
+   * Run `sessionId` stops at questions: the W3C trace context that stands for it (statecraft/otel: its span), stored
+   * with the suspended run and given to the run that resumes it as `run.resumedFrom`. Called once, before it is stored.
+   */
+  traceContext?(sessionId: string): TraceContext | undefined;
 }
+
+export type { SubagentStart } from "../tools/define-tool.js";
 
 /**
  * Turns XState's inspection stream of one engine actor into an ordered sequence of "state entered" and "event

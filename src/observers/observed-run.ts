@@ -4,6 +4,7 @@ import type { Message, ToolCall, ToolResult } from "../models/messages.js";
 import type { Model, ModelResponse } from "../models/model.js";
 import type { PermissionRecord } from "../permissions/types.js";
 import type { StopReason } from "../record/stop-reasons.js";
+import type { TraceContext } from "../record/run-record.js";
 
 // The public face of the engine's context for observers. The engine hands observers its context itself (no copy per
 // state: a step enters several), so this view names only the parts a caller may rely on, each read-only, and is
@@ -47,7 +48,13 @@ export interface ObservedRunConfig {
   readonly startedAt: number;
   /** Epoch milliseconds: startedAt + timeoutMs. */
   readonly deadline: number;
+  /** The trace context the run continues: the one its enqueuing client was in (statecraft/dbos). */
+  readonly traceContext?: TraceContext;
+  /** A resumed run: the trace context its suspended part left (EngineObserver.traceContext). */
+  readonly resumedFrom?: TraceContext;
 }
+
+export type { TraceContext } from "../record/run-record.js";
 
 /** A run as an observer sees it when a state is entered or an event is emitted (docs/architecture.md, "Observers"). */
 export interface ObservedRun {
@@ -63,7 +70,13 @@ export interface ObservedRun {
   /** The model call in progress or just ended: its streamed text, and its response once it came. */
   readonly call: { readonly streamingText: string; readonly response?: ModelResponse };
   /** How the run is ending: set from the moment `done` is entered. */
-  readonly outcome: { readonly stopReason?: StopReason; readonly stopError?: ErrorInfo; readonly finalText: string };
-  /** The model the run talks to (its name, context window, server). */
-  readonly deps: { readonly model: Pick<Model, "name" | "contextWindow" | "baseUrl"> };
+  readonly outcome: {
+    readonly stopReason?: StopReason;
+    readonly stopError?: ErrorInfo;
+    readonly finalText: string;
+    /** The failure the run is recovering from in `recover` (a failed model request, a context that could not be built). */
+    readonly failure?: AgentError;
+  };
+  /** The model the run talks to (its name, provider, context window, server). */
+  readonly deps: { readonly model: Pick<Model, "name" | "provider" | "contextWindow" | "baseUrl"> };
 }

@@ -66,6 +66,14 @@ export interface StoredRun {
   pending: PendingCall[];
   /** Calls of the batch that had started running (a crash interrupted those without a result). */
   started: string[];
+  /** A suspended run: the trace context its observers left for its resumption (EngineObserver.traceContext). */
+  traceContext?: TraceContext;
+}
+
+/** A W3C Trace Context (https://www.w3.org/TR/trace-context/): its `traceparent` and `tracestate` fields. */
+export interface TraceContext {
+  readonly traceparent: string;
+  readonly tracestate?: string;
 }
 
 /** What a checkpoint knows of the save before it, so a store may write only what changed. */

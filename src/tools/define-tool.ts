@@ -54,6 +54,23 @@ export interface RunInfo {
    * (`child` is the engine's prepared run, internal to it).
    */
   hostSubagent?: (child: unknown) => void;
+  /**
+   * The observers the calling run's own observers give a subagent started by this tool call (each an
+   * EngineObserver, which this layer does not name).
+   */
+  observeSubagent?: (start: SubagentStart) => unknown[];
+}
+
+/** A subagent run about to start, as the calling run's observers hear of it (EngineObserver.subagent). */
+export interface SubagentStart {
+  /** The subagent run's own session. */
+  sessionId: string;
+  /** The calling run's session. */
+  parentSession: string;
+  /** The calling run's tool call that runs the subagent. */
+  toolCallId: string;
+  /** 1 for a subagent of a top run, 2 for its subagent, … */
+  depth: number;
 }
 
 /**

@@ -94,4 +94,22 @@ await import("statecraft/mcp-server");`;
       expect(sameAsMain, `statecraft no longer re-exports these names of ${entry}`).toEqual(names);
     }
   });
+
+  it("statecraft/otel is exported, exports what docs/architecture.md lists, and is not re-exported by statecraft", () => {
+    const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
+    const conditions = pkg.exports["./otel"];
+    expect(conditions, 'package.json "exports" has no "./otel"').toBeDefined();
+    expect(existsSync(join(root, conditions.types)) && existsSync(join(root, conditions.import))).toBe(true);
+    const doc = readFileSync(join(root, "docs", "architecture.md"), "utf8");
+    const row = doc.split("\n").find((line) => line.startsWith("| `statecraft/otel` |"));
+    expect(row, "docs/architecture.md has no statecraft/otel row").toBeDefined();
+    const documented = [...row!.split("|").slice(2).join("|").matchAll(/`([A-Za-z_$][\w$]*)`/g)].map((m) => m[1]);
+    const out = execFileSync(process.execPath, ["--input-type=module", "-e", 'const m = await import("statecraft/otel"); const main = await import("statecraft"); console.log(JSON.stringify({ names: Object.keys(m).sort(), inMain: Object.keys(m).filter((n) => n in main) }));'], { cwd: project, encoding: "utf8" });
+    const { names, inMain } = JSON.parse(out) as { names: string[]; inMain: string[] };
+    expect(names).toEqual(["CONVENTIONS_VERSION", "openTelemetry"]);
+    const types = readFileSync(join(root, conditions.types), "utf8");
+    for (const name of documented) expect(names.includes(name) || new RegExp(`\\b${name}\\b`).test(types), `statecraft/otel does not export ${name}`).toBe(true);
+    expect(names.filter((n) => !documented.includes(n))).toEqual([]);
+    expect(inMain).toEqual([]);
+  });
 });

@@ -20,6 +20,7 @@ const LAYERS: Array<{ name: string; units: string[] }> = [
   { name: "engine", units: ["options.ts", "store-option.ts", "event-bridge.ts", "run-observers.ts", "run-driver.ts", "query.ts", "prepare-run.ts", "run-settings.ts", "resume.ts", "session.ts", "agent-tool.ts", "mcp"] },
   { name: "debugging", units: ["debug"] },
   { name: "mcp server", units: ["mcp-server"] },
+  { name: "telemetry", units: ["otel"] },
   { name: "scale-out", units: ["dbos"] },
   { name: "server", units: ["server"] },
   { name: "command line", units: ["cli", "demo"] },

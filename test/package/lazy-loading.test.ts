@@ -170,3 +170,15 @@ marks.result = [failed instanceof AgentError ? failed.code + " " + failed.messag
     expect(fromPackage(marks.called, "openai")).toEqual([]);
   });
 });
+
+describe("what statecraft/otel loads", () => {
+  it("neither statecraft nor statecraft/otel loads @opentelemetry/api until openTelemetry() is called", () => {
+    const marks = loadedAt(
+      `await import(${entry("index.js")}); mark("main"); const { openTelemetry } = await import(${entry("otel/index.js")}); mark("otel"); openTelemetry(); mark("called");`,
+    );
+    expect(fromPackage(marks.main, "@opentelemetry/api")).toEqual([]);
+    expect(sourcesIn(marks.main).filter((f) => f.startsWith("src/otel/"))).toEqual([]);
+    expect(fromPackage(marks.otel, "@opentelemetry/api")).toEqual([]);
+    expect(fromPackage(marks.called, "@opentelemetry/api").length).toBeGreaterThan(0);
+  });
+});

@@ -5,6 +5,7 @@ import { resume } from "../../resume.js";
 import { fileRunStore } from "../../durable/file-run-store.js";
 import { setupOutput, type CliContext } from "../context.js";
 import { executeRun } from "../run-agent.js";
+import { startOtelExport } from "../otel-export.js";
 import { recordedModelChoice } from "../recorded-model.js";
 import { UsageError } from "../usage-error.js";
 import { prepareAgent } from "./prepare-agent.js";
@@ -47,6 +48,8 @@ export async function resumeAction(session: string, flags: ResumeCommandFlags, c
     model,
   );
   const surface = runSurface(io, output, flags.json === true);
+  // "otel": true in the config: the resumed run's spans go out as the run's did (linked to its suspended span).
+  const exporting = prepared.params.otel ? await startOtelExport() : undefined;
   const outcome = await executeRun({
     prompt: stored.settings.userInput,
     params: { ...prepared.params, sessionId: session },
@@ -62,6 +65,7 @@ export async function resumeAction(session: string, flags: ResumeCommandFlags, c
         cwd,
         ...(options.signal ? { signal: options.signal } : {}),
         ...(options.logger ? { logger: options.logger } : {}),
+        ...(exporting ? { observers: [exporting.observer] } : {}),
         permissions: { whenUnanswered: "suspend", ...(options.permissions?.onAsk ? { onAsk: options.permissions.onAsk } : {}) },
         answers,
         answeredBy: `statecraft resume (pid ${process.pid})`,
@@ -72,6 +76,9 @@ export async function resumeAction(session: string, flags: ResumeCommandFlags, c
       if (error instanceof AgentError && (error.code === "RUN_BUSY" || error.code === "RUN_NOT_FOUND" || error.code === "RUN_DAMAGED")) throw new UsageError(error.message);
       throw error;
     })
-    .finally(() => surface.close());
+    .finally(async () => {
+      surface.close();
+      await exporting?.shutdown().catch((error: Error) => io.stderr.write(`statecraft: sending spans failed: ${error.message}\n`));
+    });
   return outcome.exitCode;
 }

@@ -6,6 +6,7 @@ import { executeRun } from "../run-agent.js";
 import type { RunFlags } from "../run-flags.js";
 import { closeAgent, headerLine, prepareAgent, type PreparedAgent } from "./prepare-agent.js";
 import { runSurface } from "./run-surface.js";
+import { startOtelExport } from "../otel-export.js";
 
 export interface RunCommandFlags extends RunFlags {
   json?: boolean;
@@ -42,6 +43,7 @@ async function runPrepared(
   if (!json && io.stdout.isTTY === true) io.stdout.write(`${headerLine(output.out, prepared)}\n`);
   // A prompt piped on stdin leaves the terminal free to ask permission questions on.
   const surface = runSurface(io, output, json);
+  const exporting = prepared.params.otel ? await startOtelExport() : undefined;
   const outcome = await executeRun({
     prompt,
     params: prepared.params,
@@ -50,7 +52,12 @@ async function runPrepared(
     ...surface.options,
     ...(flags.inspect ? { inspect: flags.port !== undefined ? { port: flags.port } : {} } : {}),
     ...(flags.onAsk ? { onAsk: flags.onAsk } : {}),
-  }).finally(() => surface.close());
+    ...(exporting ? { observers: [exporting.observer] } : {}),
+  }).finally(async () => {
+    surface.close();
+    // The spans still buffered go out before the command returns (and the process exits).
+    await exporting?.shutdown().catch((error: Error) => io.stderr.write(`statecraft: sending spans failed: ${error.message}\n`));
+  });
   if (!json && outcome.traceFile !== false) io.stdout.write(`${output.out.dim(`trace: ${outcome.traceFile}`)}\n`);
   return outcome.exitCode;
 }

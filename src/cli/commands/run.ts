@@ -14,6 +14,7 @@ export const runCommand: CliCommand = {
       .option("--json", "print one AgentEvent per line (NDJSON) on stdout, nothing else")
       .option("--inspect", "serve the browser inspector for this run (its address is printed on stderr before the first model call)")
       .option("--port <n>", "the inspector's port with --inspect (default: a free one)", parsePort)
+      .option("--otel", "send the run's OpenTelemetry spans to the OTLP endpoint of the OTEL_* variables (needs the OpenTelemetry SDK packages)")
       .option("--on-ask <what>", "what a permission question gets when no terminal can answer it: deny (default) or suspend (exit 10; statecraft resume goes on)", parseOnAsk)
       .addHelpText(
         "after",

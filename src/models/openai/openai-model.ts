@@ -20,10 +20,11 @@ export function openaiModel(options: OpenAIModelOptions = {}, env?: OpenAIEnviro
 
 class OpenAIChatModel implements Model {
   readonly name: string;
+  // The OpenAI API, or a server speaking it: "openai", as the GenAI conventions name both.
+  readonly provider = "openai";
   readonly contextWindow?: number;
   readonly baseUrl: string;
   readonly sendsKey: boolean;
-  readonly provider = "openai";
 
   constructor(private readonly config: ResolvedOpenAIConfig) {
     this.name = config.model;
