@@ -129,7 +129,7 @@ export {
   type TimeSummary,
   type TurnTokens,
 } from "./debug/timeline.js";
-export { mcpTools, mcpToolName, mcpToolRisk, type McpToolsHandle, type McpServers, type McpServerConfig, type McpStdioServer, type McpHttpServer, type McpToolsOptions } from "./mcp/index.js";
+export { mcpTools, mcpToolName, mcpToolRisk, type McpToolsHandle, type McpServers, type McpServerConfig, type McpStdioServer, type McpHttpServer, type McpToolsOptions, type McpProtocol } from "./mcp/index.js";
 export type { ToolProgress } from "./tools/define-tool.js";
 // Types the exports above mention: exported so that code using those exports can name them. The engine's own
 // (its context, events, effects) are not among them (test/architecture/exported-types.test.ts).

@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHmac, randomBytes } from "node:crypto";
+import { createHmac, nodeCrypto, randomBytes } from "../util/node-crypto.js";
 import { redactLine, secretValues } from "./redact.js";
 
 /**
@@ -26,7 +26,7 @@ export function secretSealer(secret: Buffer, scope: readonly unknown[], secrets:
   const aad = Buffer.from(JSON.stringify(scope));
   const token = (plain: string) => {
     const iv = randomBytes(IV);
-    const cipher = createCipheriv("aes-256-gcm", key, iv);
+    const cipher = nodeCrypto().createCipheriv("aes-256-gcm", key, iv);
     cipher.setAAD(aad);
     const body = Buffer.concat([cipher.update(plain, "utf8"), cipher.final()]);
     return `${OPEN}${Buffer.concat([iv, cipher.getAuthTag(), body]).toString("hex")}]`;
@@ -35,7 +35,7 @@ export function secretSealer(secret: Buffer, scope: readonly unknown[], secrets:
     const bytes = Buffer.from(hex, "hex");
     if (bytes.length < IV + TAG || hex.length % 2 !== 0) throw new SealError("a sealed secret in it is cut short");
     try {
-      const decipher = createDecipheriv("aes-256-gcm", key, bytes.subarray(0, IV));
+      const decipher = nodeCrypto().createDecipheriv("aes-256-gcm", key, bytes.subarray(0, IV));
       decipher.setAAD(aad);
       decipher.setAuthTag(bytes.subarray(IV, IV + TAG));
       return Buffer.concat([decipher.update(bytes.subarray(IV + TAG)), decipher.final()]).toString("utf8");

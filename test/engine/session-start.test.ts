@@ -51,10 +51,11 @@ describe("a session whose run is still starting", () => {
 
   it("that fails before its engine starts gives the session back, with what was queued for it", async () => {
     const files = fileRunStore(cwd);
-    const session = createSession({ model: scriptedModel([{ text: "later" }]), cwd, runStore: files });
-    // A suspended run stored for the session: a new query is refused once the store has been read.
-    const suspendedRun = { ...(await someSuspendedRun()), sessionId: session.sessionId };
-    await files.save(suspendedRun);
+    // A suspended run stored for the session (in its own workspace, under its own id: a stored run is bound to both):
+    // a new query is refused once the store has been read.
+    const sessionId = await suspendRunIn(cwd);
+    expect((await files.load(sessionId))?.status).toBe("suspended");
+    const session = createSession({ model: scriptedModel([{ text: "later" }]), cwd, runStore: files, sessionId });
     session.steer("queued before");
     await expect(session.query("one").next()).rejects.toMatchObject({ code: "SESSION_BUSY" });
     expect(session.running).toBe(false);
@@ -62,16 +63,11 @@ describe("a session whose run is still starting", () => {
   });
 });
 
-/** A suspended run as the store keeps it, from a real run that suspended. */
-async function someSuspendedRun() {
-  const other = tempDir();
-  try {
-    const { defineTool, query } = await import("../../src/index.js");
-    const note = defineTool({ name: "write_note", description: "Writes.", risk: "write", inputSchema: { type: "object" }, execute: () => "ok" });
-    const { result } = await collect(query("go", { model: scriptedModel([{ toolCalls: [{ name: "write_note", input: {} }] }]), tools: [note], cwd: other, permissions: { onAsk: () => "suspend" } }));
-    expect(result.status).toBe("suspended");
-    return (await fileRunStore(other).load(result.sessionId))!;
-  } finally {
-    removeDir(other);
-  }
+/** Runs a query in `cwd` that suspends on a permission question; its session id. */
+async function suspendRunIn(cwd: string): Promise<string> {
+  const { defineTool, query } = await import("../../src/index.js");
+  const note = defineTool({ name: "write_note", description: "Writes.", risk: "write", inputSchema: { type: "object" }, execute: () => "ok" });
+  const { result } = await collect(query("go", { model: scriptedModel([{ toolCalls: [{ name: "write_note", input: {} }] }]), tools: [note], cwd, permissions: { onAsk: () => "suspend" } }));
+  expect(result.status).toBe("suspended");
+  return result.sessionId;
 }
