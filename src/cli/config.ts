@@ -1,3 +1,4 @@
+import { resolveSandbox, type SandboxOption } from "../sandbox/index.js";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import type { PermissionMode } from "../permissions/types.js";
@@ -44,6 +45,8 @@ export interface ConfigFile {
   systemPrompt?: string;
   trace?: string | false;
   permissions?: { mode?: PermissionMode; allow?: string[]; ask?: string[]; deny?: string[] };
+  /** The sandbox of the processes a run starts (docs/sandbox.md); a project's applies only in a trusted folder. */
+  sandbox?: SandboxOption;
 }
 
 /** Everything a run needs, resolved from flags, then the environment, then the config file. */
@@ -58,6 +61,8 @@ export interface RunSettings {
   /** A file, `false` for none, absent for the engine's default `<cwd>/.agent/trace.jsonl`. */
   traceFile?: string | false;
   permissions: { mode?: PermissionMode; allow: string[]; ask: string[]; deny: string[] };
+  /** `--sandbox`, else a trusted project's `sandbox`, else the user's; absent: the engine's default ("auto"). */
+  sandbox?: SandboxOption;
   /** The config file that was read, if there was one. */
   configFile?: string;
   /** Settings of an untrusted project that were ignored, said on stderr before the run. */
@@ -89,7 +94,7 @@ export const NO_MODEL_MESSAGE = [
   "To see statecraft work offline first, run: statecraft demo",
 ].join("\n");
 
-const CONFIG_KEYS = ["$schema", "model", "baseUrl", "maxTurns", "maxToolCalls", "timeout", "systemPrompt", "trace", "permissions"];
+const CONFIG_KEYS = ["$schema", "model", "baseUrl", "maxTurns", "maxToolCalls", "timeout", "systemPrompt", "trace", "permissions", "sandbox"];
 const PERMISSION_KEYS = ["mode", "allow", "ask", "deny"];
 
 function fail(file: string, what: string): never {
@@ -180,6 +185,13 @@ function readConfig(file: string): LoadedConfig | undefined {
     for (const key of ["allow", "ask", "deny"] as const) {
       const rules = checkRules(file, key, perms[key]);
       if (rules !== undefined) config.permissions[key] = rules;
+    }
+  }
+  if (raw.sandbox !== undefined) {
+    try {
+      config.sandbox = resolveSandbox(raw.sandbox, `"sandbox"`);
+    } catch (error) {
+      fail(file, (error as Error).message);
     }
   }
   return { file, config };
@@ -358,6 +370,12 @@ export function resolveRunSettings(flags: RunFlags, env: NodeJS.ProcessEnv, invo
   else if (loaded && project.trace !== undefined) settings.traceFile = project.trace === false ? false : checkProjectTrace(cwd, project.trace, loaded.file);
   else if (own.trace !== undefined) settings.traceFile = own.trace === false ? false : resolve(cwd, own.trace);
   else checkDefaultTrace(cwd);
+  // A cloned repository must not turn off the sandbox meant to contain it: its "sandbox" applies only when trusted.
+  if (loaded && project.sandbox !== undefined && !trusted) {
+    warnings.push(`warning: ${loaded.file} sets "sandbox"; ignored, because ${cwd} is not a folder you trust. To apply it: statecraft trust ${shellQuote(cwd)} (or --trust-project for this run).`);
+  }
+  const sandbox = flags.sandbox ?? (trusted ? project.sandbox : undefined) ?? own.sandbox;
+  if (sandbox !== undefined) settings.sandbox = sandbox;
   if (loaded) settings.configFile = loaded.file;
   return settings;
 }

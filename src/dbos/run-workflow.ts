@@ -26,6 +26,7 @@ import { RunClock } from "./run-clock.js";
 import { sealingRules, sessionRules } from "./session-rules.js";
 import { redactLine, secretValues } from "../record/redact.js";
 import { defaultLogger } from "../logger.js";
+import type { SandboxOption } from "../sandbox/index.js";
 
 /** What the workflow needs of the worker that runs it (one worker per process: DBOS is one per process). */
 export interface WorkerHost {
@@ -40,6 +41,8 @@ export interface WorkerHost {
   key: RunKey;
   hooks?: AgentHooks;
   logger?: Logger;
+  /** The sandbox of every run's processes (createWorker's `sandbox`). */
+  sandbox?: SandboxOption;
 }
 
 let host: WorkerHost | undefined;
@@ -84,6 +87,7 @@ export async function runPiece(spec: RunSpec): Promise<PieceOutcome> {
     sessionId: spec.sessionId,
     ...h.hooks,
     ...(h.logger ? { logger: h.logger } : {}),
+    ...(h.sandbox !== undefined ? { sandbox: h.sandbox } : {}),
   };
   // A subagent (agentTool) runs inside its parent's tool step: its lines go to the database under its own session,
   // its trace lines carrying parentSession, as they would go to the parent's trace file and its own transcript.

@@ -95,6 +95,7 @@ export function runToolsInput(context: EngineContext): RunToolsInput {
     model: deps.model,
   };
   if (deps.hostSubagent) input.run.hostSubagent = deps.hostSubagent;
+  if (deps.sandbox) input.run.sandbox = deps.sandbox;
   return input;
 }
 
