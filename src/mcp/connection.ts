@@ -6,6 +6,7 @@ import { McpError, ToolListChangedNotificationSchema, type Tool } from "@modelco
 import { AgentError } from "../errors/agent-error.js";
 import { isStdio, type McpServerConfig } from "./config.js";
 import type { McpCallResult } from "./results.js";
+import { stdioLaunch, type StdioLaunchOptions } from "./stdio-launch.js";
 
 /** The SDK's words for an HTTP stream that broke and was not (or could not be) resumed. */
 const STREAM_BROKEN = /^(SSE stream disconnected|Maximum reconnection attempts|Failed to reconnect)/;
@@ -19,6 +20,8 @@ export interface ConnectionOptions {
   onProblem: (message: string) => void;
   /** Called with the server's whole tool list after `notifications/tools/list_changed`. */
   onToolsChanged: (tools: Tool[]) => void;
+  /** How a stdio server is started: sandboxed, its environment scrubbed (stdio-launch.ts). */
+  launch?: Omit<StdioLaunchOptions, "warn">;
 }
 
 export interface CallOptions {
@@ -40,6 +43,8 @@ export class McpConnection {
   private restarts = 0;
   private closedByUs = false;
   private lostReason: string | undefined;
+  /** Ends what the sandbox set up for the stdio server's current process (its proxy, placeholders). */
+  private releaseLaunch: (() => Promise<unknown>) | undefined;
 
   constructor(
     readonly server: string,
@@ -100,6 +105,7 @@ export class McpConnection {
     this.transport = undefined;
     if (transport instanceof StreamableHTTPClientTransport) await transport.terminateSession().catch(() => undefined);
     await (client ? client.close() : transport?.close())?.catch(() => undefined);
+    await this.releaseLaunch?.().catch(() => undefined);
   }
 
   /** The live client, reconnecting a server that went away when restarts remain. */
@@ -136,7 +142,7 @@ export class McpConnection {
 
   private async open(): Promise<Client> {
     this.stderr = "";
-    const transport = this.makeTransport();
+    const transport = await this.makeTransport();
     const client = new Client({ name: "statecraft", version: "0.1.0" }, { capabilities: {} });
     client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
       if (this.client !== client) return;
@@ -176,17 +182,14 @@ export class McpConnection {
     return client;
   }
 
-  private makeTransport(): Transport {
+  private async makeTransport(): Promise<Transport> {
     const config = this.config;
     if (isStdio(config)) {
-      const transport = new StdioClientTransport({
-        command: config.command,
-        args: config.args ?? [],
-        // The issue's contract (and .mcp.json's): env is merged over the parent's environment.
-        env: { ...stringEnv(process.env), ...(config.env ?? {}) },
-        cwd: config.cwd,
-        stderr: "pipe",
-      });
+      // The server's own env from its config over the scrubbed environment, inside the sandbox (docs/sandbox.md).
+      await this.releaseLaunch?.().catch(() => undefined);
+      const launch = await stdioLaunch(config, { ...this.options.launch, warn: (message) => this.options.onProblem(`MCP server "${this.server}": ${message}`) });
+      this.releaseLaunch = launch.release;
+      const transport = new StdioClientTransport({ command: launch.command, args: launch.args, env: launch.env, cwd: launch.cwd, stderr: "pipe" });
       transport.stderr?.on("data", (chunk: Buffer) => {
         this.stderr = (this.stderr + chunk.toString("utf8")).slice(-STDERR_TAIL);
       });
@@ -223,10 +226,4 @@ export class McpConnection {
   private exitNote(transport: Transport): string {
     return transport instanceof StdioClientTransport ? " (the server process ended)" : "";
   }
-}
-
-function stringEnv(env: NodeJS.ProcessEnv): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [key, value] of Object.entries(env)) if (value !== undefined) out[key] = value;
-  return out;
 }
