@@ -5,7 +5,7 @@
  */
 
 /** Any part of the name says it holds a secret: `OPENAI_API_KEY`, `GITHUB_TOKEN`, `DB_PASSWORD`, `SSH_AUTH_SOCK`, … */
-const SECRET_NAME = /KEY|TOKEN|SECRET|PASSW(OR)?D|PASSPHRASE|CREDENTIAL|CREDS|COOKIE|(^|_)AUTH|PRIVATE|SIGNATURE|^PW$|_PW$/i;
+const SECRET_NAME = /KEY|TOKEN|SECRET|PASSW(OR)?D|PASSPHRASE|CREDENTIAL|CREDS|COOKIE|(^|_)AUTH|PRIVATE|SIGNATURE|^PW$|_PW$|_PWD$|_PASS$/i;
 /** Whole families: the engine's own, the durable host's, libpq's, the clouds' and the model providers'. */
 const SECRET_PREFIX = /^(STATECRAFT_|DBOS_|PG|AWS_|AZURE_|GOOGLE_|GCLOUD_|CLOUDSDK_|OPENAI_|ANTHROPIC_|GEMINI_|MISTRAL_|GROQ_|COHERE_|DEEPSEEK_|XAI_|OPENROUTER_|TOGETHER_|FIREWORKS_|HF_|HUGGINGFACE|REPLICATE_|PERPLEXITY_|VOYAGE_|NPM_CONFIG__?AUTH|npm_config__?auth)/i;
 /** A URL carrying credentials (`scheme://user:password@host`, `https://token@host`), anywhere in a value. */
