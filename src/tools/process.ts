@@ -294,6 +294,13 @@ function runSpawned(spawned: Spawned, options: ProcessGroupOptions): Promise<Omi
         return;
       }
       const deadline = Date.now() + graceMs;
+      // What answered the signal may be only zombies awaiting their reaper (a sandbox's exited processes): nothing
+      // runs, so the call ends now rather than after a timer.
+      if (!processGroupExists(pgid)) {
+        groupEnded = true;
+        finish();
+        return;
+      }
       const poll = () => {
         if (!processGroupExists(pgid)) {
           groupEnded = true;
@@ -305,9 +312,12 @@ function runSpawned(spawned: Spawned, options: ProcessGroupOptions): Promise<Omi
           groupEnded = true;
           return finish();
         }
-        timers.push(setTimeout(poll, 20));
+        // Soon at first (a sandbox's last process is usually a moment behind the shell), then every 20 ms.
+        wait = Math.min(20, wait * 2);
+        timers.push(setTimeout(poll, wait));
       };
-      timers.push(setTimeout(poll, 10));
+      let wait = 1;
+      timers.push(setTimeout(poll, wait));
     };
 
     const onAbort = () => {
