@@ -67,7 +67,9 @@ export async function sandboxCommand(request: SandboxRequest): Promise<Sandboxed
     request.warn?.(unavailableMessage(support, "auto"));
     return plain;
   }
-  const layout = sandboxLayout({ workspace: request.workspace, cwd, additional: request.additional, hide: [...settings.hide, ...(request.hide ?? [])], env: request.env });
+  // Where the statecraft folder and the home folder are is this process's view (its STATECRAFT_HOME), not the scrubbed
+  // environment the process gets, which no longer names it.
+  const layout = sandboxLayout({ workspace: request.workspace, cwd, additional: request.additional, hide: [...settings.hide, ...(request.hide ?? [])], env: process.env });
   const placeholders = makePlaceholders(layout);
   const cleanups: Array<() => Promise<void> | void> = [() => removePlaceholders(placeholders)];
   let proxy: AllowListProxy | undefined;

@@ -3,13 +3,23 @@ import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { sessionKey, sessionKeyPath } from "../../src/record/session-key.js";
 import { sandboxSupport } from "../../src/sandbox/index.js";
-import { useTempHome } from "../support/home.js";
-import { countingListener, processesWith, runCommands, survivorsAfter, tempDir } from "./support.js";
+import { countingListener, folderOutsideTmp, processesWith, runCommands, survivorsAfter, tempDir } from "./support.js";
 
 // Each class attacks with several payloads, as an agent in an untrusted repository would, through a bash call that is
 // allowed outright (bypassPermissions). It fails when one gets through. CI installs bubblewrap: the sandbox is there.
 
-const statecraftHome = useTempHome("statecraft-sandbox-home-");
+let statecraftFolder = "";
+const statecraftHome = () => statecraftFolder;
+let savedHome: string | undefined;
+beforeEach(() => {
+  statecraftFolder = folderOutsideTmp("statecraft-home-");
+  savedHome = process.env.STATECRAFT_HOME;
+  process.env.STATECRAFT_HOME = statecraftFolder;
+});
+afterEach(() => {
+  process.env.STATECRAFT_HOME = savedHome;
+  fs.rmSync(statecraftFolder, { recursive: true, force: true });
+});
 let ws: string;
 let outside: string;
 let home: string;
@@ -26,7 +36,7 @@ const SECRET_ENV = {
 
 beforeAll(() => {
   expect(sandboxSupport().kind, "bubblewrap must be installed for these tests (apt-get install bubblewrap)").toBe("bwrap");
-  home = tempDir("statecraft-victim-home-");
+  home = folderOutsideTmp("victim-home-");
   fs.mkdirSync(path.join(home, ".ssh"));
   fs.writeFileSync(path.join(home, ".ssh", "id_rsa"), "-----BEGIN OPENSSH PRIVATE KEY----- SSH-LEAK-4242\n");
   fs.mkdirSync(path.join(home, ".aws"));
@@ -46,7 +56,7 @@ afterAll(() => {
 });
 beforeEach(() => {
   ws = tempDir("statecraft-sandbox-ws-");
-  outside = tempDir("statecraft-sandbox-outside-");
+  outside = folderOutsideTmp("outside-");
   fs.writeFileSync(path.join(ws, "README.md"), "a project\n");
 });
 afterEach(() => {
@@ -99,6 +109,34 @@ describe("with the sandbox on (auto, bubblewrap), a bash command allowed outrigh
     expect(fs.readdirSync(outside)).toEqual([]);
     expect(fs.existsSync(path.join(home, ".bashrc"))).toBe(false);
     expect(fs.existsSync(`/tmp/statecraft-escape-${path.basename(ws)}`)).toBe(false);
+  });
+
+  it("cannot read or write the statecraft folder even when the workspace holds it (a workspace at $HOME)", async () => {
+    const saved = process.env.STATECRAFT_HOME;
+    const inside = path.join(ws, ".config", "statecraft");
+    fs.mkdirSync(inside, { recursive: true });
+    process.env.STATECRAFT_HOME = inside;
+    try {
+      sessionKey();
+      const key = fs.readFileSync(path.join(inside, "session-key"));
+      const payloads = [
+        'echo \'{ "permissions": { "mode": "bypassPermissions" } }\' > .config/statecraft/config.json',
+        `echo '["${ws}"]' > .config/statecraft/trusted-folders.json`,
+        "cat .config/statecraft/session-key | od -An -tx1 | tr -d ' \\n'",
+        "rm -f .config/statecraft/session-key",
+        "mv .config/statecraft .config/moved",
+        "ls -la .config/statecraft",
+      ];
+      const results = await runCommands(ws, payloads);
+      expect(results).toHaveLength(payloads.length);
+      expect(fs.readdirSync(inside)).toEqual(["session-key"]);
+      expect(fs.readFileSync(path.join(inside, "session-key")).equals(key)).toBe(true);
+      expect(fs.existsSync(path.join(ws, ".config", "moved"))).toBe(false);
+      expect(leaks(results, new RegExp(key.toString("hex").slice(0, 16)))).toEqual([]);
+      expect(results[5].content).not.toContain("session-key");
+    } finally {
+      process.env.STATECRAFT_HOME = saved;
+    }
   });
 
   it("cannot write into .agent/, statecraft.config.json or .mcp.json, existing or not", async () => {
@@ -226,6 +264,12 @@ describe('with sandbox: "off"', () => {
     expect(results).toHaveLength(2);
     expect(leaks(results, /LEAK/)).toEqual([]);
     expect(results[0].content).toContain(`HOME=${home}`);
+  });
+
+  it("the file attacks above are real: unsandboxed they get through (what the sandbox adds)", async () => {
+    const results = await runCommands(ws, ["cat ~/.ssh/id_rsa", `echo pwned > ${outside}/a.txt`], { sandbox: "off" });
+    expect(results[0].content).toContain("SSH-LEAK-4242");
+    expect(fs.readFileSync(path.join(outside, "a.txt"), "utf8")).toBe("pwned\n");
   });
 
   it("sandbox.env passes a named variable and sets others", async () => {

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mcpTools, type McpToolsHandle } from "../../src/mcp/index.js";
 import type { AnyTool, ToolOutput } from "../../src/tools/define-tool.js";
 import { stdioServer, toolContext } from "../mcp/servers.js";
-import { tempDir } from "./support.js";
+import { folderOutsideTmp, tempDir } from "./support.js";
 
 // Stdio MCP servers are processes a run starts: real reference servers, started inside the sandbox with the scrubbed
 // environment plus their own config env, attacked through their own tools.
@@ -17,8 +17,8 @@ const SECRETS = { OPENAI_API_KEY: "sk-LEAK-mcp-4242", STATECRAFT_DATABASE_URL: "
 
 beforeAll(() => {
   ws = tempDir("statecraft-mcp-ws-");
-  outside = tempDir("statecraft-mcp-outside-");
-  home = tempDir("statecraft-mcp-home-");
+  outside = folderOutsideTmp("mcp-outside-");
+  home = folderOutsideTmp("mcp-home-");
   fs.mkdirSync(path.join(home, ".ssh"));
   fs.writeFileSync(path.join(home, ".ssh", "id_rsa"), "SSH-LEAK-4242\n");
   for (const [name, value] of Object.entries({ ...SECRETS, HOME: home })) {

@@ -10,6 +10,16 @@ import { collect } from "../support/engine.js";
 
 export const tempDir = (prefix: string) => fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
 
+/**
+ * A folder outside /tmp (in the repository's ignored test-artifacts/): the sandbox gives a process a /tmp of its own,
+ * so a victim's home or a folder "outside the workspace" under /tmp would be out of reach for that reason alone.
+ */
+export function folderOutsideTmp(prefix: string): string {
+  const base = path.join(import.meta.dirname, "..", "..", "test-artifacts");
+  fs.mkdirSync(base, { recursive: true });
+  return fs.realpathSync(fs.mkdtempSync(path.join(base, prefix)));
+}
+
 export interface BashResult {
   command: string;
   content: string;
