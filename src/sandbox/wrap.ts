@@ -97,7 +97,8 @@ export async function sandboxCommand(request: SandboxRequest): Promise<Sandboxed
       sandbox: support.kind,
       release: async () => {
         const refused = proxy ? [...proxy.refused] : [];
-        for (const cleanup of cleanups.reverse()) await cleanup();
+        // Once: a second call finds nothing left to undo.
+        for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
         return { refused };
       },
     };
@@ -112,7 +113,7 @@ export async function sandboxCommand(request: SandboxRequest): Promise<Sandboxed
     }
     return wrapped;
   } catch (error) {
-    for (const cleanup of cleanups.reverse()) await cleanup();
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
     throw error;
   }
 }
