@@ -55,6 +55,7 @@ export function agentTool(options: AgentToolOptions): ToolDefinition<{ prompt: s
           cwd: ctx.cwd,
           traceFile: parent.traceFile,
           permissions: parent.permissions,
+          ...(parent.sandbox ? { sandbox: parent.sandbox.settings } : {}),
           signal: ctx.signal,
           timeoutMs: Math.max(1, Math.min(childOptions.timeoutMs ?? Number.POSITIVE_INFINITY, remainingMs)),
           maxTurns: Math.min(childOptions.maxTurns ?? 8, parent.remainingTurns),

@@ -99,6 +99,19 @@ export { ConfinementError, openConfinedDir, openConfinedFile, type DirRef, type 
 export { AGENT_DIR, PROJECT_CONFIG_FILE, PROTECTED_RULES, protectedRuleFor } from "./tools/protected-paths.js";
 export { runInProcessGroup, killProcessGroup, type ProcessGroupOptions, type ProcessGroupOutcome } from "./tools/process.js";
 export { toolEnv } from "./tools/tool-env.js";
+export {
+  resolveSandbox,
+  scrubEnvironment,
+  sandboxSupport,
+  type SandboxOption,
+  type SandboxSettings,
+  type SandboxMode,
+  type SandboxNetwork,
+  type SandboxEnv,
+  type ResolvedSandbox,
+  type SandboxSupport,
+  type RefusedConnection,
+} from "./sandbox/index.js";
 export { createPermissionPolicy } from "./permissions/policy.js";
 export { parseRule, type PermissionRule } from "./permissions/rules.js";
 export { PERMISSION_MODES, type PermissionPolicy, type PolicyVerdict, type PolicyContext } from "./permissions/types.js";

@@ -9,6 +9,7 @@ import type { Summarize } from "./compaction/compact.js";
 import type { RunStore } from "./record/run-record.js";
 import type { QueueMode } from "./events.js";
 import type { EngineObserver } from "./observers/observe.js";
+import type { SandboxOption } from "./sandbox/index.js";
 
 /**
  * Options of `query()`. Only `model` is required. `Tools` is the list given as `tools` (query() infers it): the hooks'
@@ -76,6 +77,13 @@ export interface QueryOptions<Tools extends readonly AnyTool[] = readonly AnyToo
    * The inspector closes when the run ends unless `keepOpen` (then it serves while the process lives).
    */
   inspect?: { port?: number; keepOpen?: boolean };
+  /**
+   * The OS sandbox around every process the run's tools start (docs/sandbox.md): `"auto"` (default: bubblewrap on
+   * Linux, sandbox-exec on macOS, else unsandboxed with one warning per run), `"required"` (a process that cannot be
+   * sandboxed is not started: `SANDBOX_UNAVAILABLE`), `"off"`, or `{ mode?, network?, hide?, env? }`. Whatever the
+   * mode, the processes get an environment scrubbed of keys, tokens, passwords and credentials.
+   */
+  sandbox?: SandboxOption;
 }
 
 // Declared with the machine, whose inbox takes them.
@@ -122,6 +130,7 @@ const QUERY_KEYS = {
   maxTokens: true,
   maxDelegationDepth: true,
   inspect: true,
+  sandbox: true,
   transformContext: true,
   beforeToolCall: true,
   afterToolCall: true,

@@ -25,6 +25,7 @@ import type { RecordedSettings } from "./record/settings-record.js";
 import { checkStoreOptions, isRunStore } from "./store-option.js";
 import { checkSessionId } from "./record/transcript.js";
 import type { RunSettings } from "./run-settings.js";
+import { resolveSandbox, runSandbox } from "./sandbox/index.js";
 
 // query()'s door: every option checked (each mistake an INVALID_OPTIONS naming the option and the fix) and turned
 // into the run's settings. query(), resume(), sessions, subagents, fork and replay all start here.
@@ -74,6 +75,8 @@ export function prepare(userInput: string, options: QueryOptions, placement: Run
     ...(options.summarize ? { summarize: options.summarize } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
   };
+  // The warning ("not sandboxed here") goes where the run's warnings go, once, when a first process starts.
+  deps.sandbox = runSandbox(resolveSandbox(options.sandbox), cwd, () => deps.warn);
   const input: EngineInput = {
     sessionId,
     userInput,

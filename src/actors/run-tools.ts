@@ -6,6 +6,7 @@ import type { ToolCall, ToolResult } from "../models/messages.js";
 import { recheckDecision, type DecidedCall } from "../permissions/recheck.js";
 import type { PermissionPolicy } from "../permissions/types.js";
 import type { AnyTool, RunInfo, ToolOutput, ToolProgress } from "../tools/define-tool.js";
+import { withRunSandbox } from "../sandbox/index.js";
 import { truncateMiddle } from "../tools/truncate.js";
 import { abortable } from "../util/abortable.js";
 import type { Report } from "./report.js";
@@ -117,7 +118,8 @@ async function runOne(
   const execute = () => {
     const from = performance.now();
     try {
-      return tool.execute(call.input, { signal, cwd: input.cwd, sessionId: call.sessionId, toolCallId: call.id, run: input.run, progress });
+      // A process the tool starts through the process helper runs in this run's sandbox (src/sandbox/run-scope.ts).
+      return withRunSandbox(input.run.sandbox, () => tool.execute(call.input, { signal, cwd: input.cwd, sessionId: call.sessionId, toolCallId: call.id, run: input.run, progress }));
     } finally {
       blockedMs = performance.now() - from;
     }
@@ -196,6 +198,7 @@ function withRelay(run: RunToolsInput["run"], report: Report): RunInfo {
   };
   if (run.hostSubagent) info.hostSubagent = run.hostSubagent;
   if (run.observeSubagent) info.observeSubagent = run.observeSubagent;
+  if (run.sandbox) info.sandbox = run.sandbox;
   return info;
 }
 

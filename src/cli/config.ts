@@ -1,3 +1,4 @@
+import { resolveSandbox, type SandboxOption } from "../sandbox/index.js";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import type { PermissionMode } from "../permissions/types.js";
@@ -60,6 +61,8 @@ export interface ConfigFile {
   permissions?: { mode?: PermissionMode; allow?: string[]; ask?: string[]; deny?: string[] };
   /** Send the run's spans to the OTLP endpoint of the OTEL_* variables (as `--otel`). */
   otel?: boolean;
+  /** The sandbox of the processes a run starts (docs/sandbox.md); a project's applies only in a trusted folder. */
+  sandbox?: SandboxOption;
 }
 
 /** Everything a run needs, resolved from flags, then the environment, then the config file. */
@@ -76,6 +79,8 @@ export interface RunSettings {
   permissions: { mode?: PermissionMode; allow: string[]; ask: string[]; deny: string[] };
   /** `--otel` or `"otel": true`: spans to the OTLP endpoint of the OTEL_* variables (statecraft/otel). */
   otel?: boolean;
+  /** `--sandbox`, else a trusted project's `sandbox`, else the user's; absent: the engine's default ("auto"). */
+  sandbox?: SandboxOption;
   /** The config file that was read, if there was one. */
   configFile?: string;
   /** Settings of an untrusted project that were ignored, said on stderr before the run. */
@@ -108,7 +113,7 @@ export const NO_MODEL_MESSAGE = [
   "To see statecraft work offline first, run: statecraft demo",
 ].join("\n");
 
-const CONFIG_KEYS = ["$schema", "provider", "model", "baseUrl", "maxTurns", "maxToolCalls", "timeout", "systemPrompt", "trace", "permissions", "otel"];
+const CONFIG_KEYS = ["$schema", "provider", "model", "baseUrl", "maxTurns", "maxToolCalls", "timeout", "systemPrompt", "trace", "permissions", "otel", "sandbox"];
 const PERMISSION_KEYS = ["mode", "allow", "ask", "deny"];
 
 function fail(file: string, what: string): never {
@@ -207,6 +212,13 @@ function readConfig(file: string): LoadedConfig | undefined {
     for (const key of ["allow", "ask", "deny"] as const) {
       const rules = checkRules(file, key, perms[key]);
       if (rules !== undefined) config.permissions[key] = rules;
+    }
+  }
+  if (raw.sandbox !== undefined) {
+    try {
+      config.sandbox = resolveSandbox(raw.sandbox, `"sandbox"`);
+    } catch (error) {
+      fail(file, (error as Error).message);
     }
   }
   return { file, config };
@@ -443,6 +455,12 @@ export function resolveRunSettings(flags: RunFlags, env: NodeJS.ProcessEnv, invo
   else checkDefaultTrace(cwd);
   const otel = flags.otel ?? project.otel ?? own.otel;
   if (otel !== undefined) settings.otel = otel;
+  // A cloned repository must not turn off the sandbox meant to contain it: its "sandbox" applies only when trusted.
+  if (loaded && project.sandbox !== undefined && !trusted) {
+    warnings.push(`warning: ${loaded.file} sets "sandbox"; ignored, because ${cwd} is not a folder you trust. To apply it: statecraft trust ${shellQuote(cwd)} (or --trust-project for this run).`);
+  }
+  const sandbox = flags.sandbox ?? (trusted ? project.sandbox : undefined) ?? own.sandbox;
+  if (sandbox !== undefined) settings.sandbox = sandbox;
   if (loaded) settings.configFile = loaded.file;
   return settings;
 }

@@ -142,6 +142,7 @@ export async function executeRun(options: ExecuteRunOptions): Promise<RunOutcome
       ...(params.systemPrompt !== undefined ? { systemPrompt: params.systemPrompt } : {}),
       ...(params.sessionId !== undefined ? { sessionId: params.sessionId } : {}),
       ...(params.traceFile !== undefined ? { traceFile: params.traceFile } : {}),
+      ...(params.sandbox !== undefined ? { sandbox: params.sandbox } : {}),
       ...(options.inspect ? { inspect: options.inspect } : {}),
       ...(options.observers ? { observers: options.observers } : {}),
     };

@@ -28,6 +28,8 @@ export interface RunFlags {
   mcpConfig?: string;
   /** `--otel` (run): spans to the OTLP endpoint of the OTEL_* variables. */
   otel?: boolean;
+  /** `--sandbox auto|required|off`: the sandbox of the processes the run starts. */
+  sandbox?: "auto" | "required" | "off";
 }
 
 export function parsePositiveInteger(flag: string) {
@@ -102,6 +104,7 @@ export function addRunFlags(command: Command): Command {
     .option("--session <id>", "continue an earlier session (its id is printed at the end of each run)", nonEmpty("--session"))
     .option("--trace <file>", "write the trace to this file (default <cwd>/.agent/trace.jsonl)", nonEmpty("--trace"))
     .option("--no-trace", "write no trace")
+    .addOption(new Option("--sandbox <mode>", "sandbox of every process the run starts: auto (default; unsandboxed with a warning where unsupported), required (refuse to run one unsandboxed), off").choices(["auto", "required", "off"]))
     .option("--trust-project", "trust statecraft.config.json in --cwd for this run: its permission mode, allow rules and baseUrl (with your key) apply")
     .addOption(new Option("--log-level <level>", "operational logs on stderr (default warn, or STATECRAFT_LOG_LEVEL)").choices(LOG_LEVELS));
 }

@@ -26,6 +26,7 @@ import { RunClock } from "./run-clock.js";
 import { sealingRules, sessionRules } from "./session-rules.js";
 import { redactLine, secretValues } from "../record/redact.js";
 import { defaultLogger } from "../logger.js";
+import type { SandboxOption } from "../sandbox/index.js";
 
 /** What the workflow needs of the worker that runs it (one worker per process: DBOS is one per process). */
 export interface WorkerHost {
@@ -42,6 +43,8 @@ export interface WorkerHost {
   logger?: Logger;
   /** Observers of every run the worker executes (statecraft/otel's, …). */
   observers?: QueryOptions["observers"];
+  /** The sandbox of every run's processes (createWorker's `sandbox`). */
+  sandbox?: SandboxOption;
 }
 
 let host: WorkerHost | undefined;
@@ -92,6 +95,7 @@ export async function runPiece(spec: RunSpec): Promise<PieceOutcome> {
     ...h.hooks,
     ...(h.logger ? { logger: h.logger } : {}),
     ...(h.observers ? { observers: h.observers } : {}),
+    ...(h.sandbox !== undefined ? { sandbox: h.sandbox } : {}),
   };
   // A subagent (agentTool) runs inside its parent's tool step: its lines go to the database under its own session,
   // its trace lines carrying parentSession, as they would go to the parent's trace file and its own transcript.

@@ -11,6 +11,7 @@ import type { PermissionOptions } from "../permissions/types.js";
 import type { AnyTool } from "../tools/define-tool.js";
 import { HOOK_NAMES, type AgentHooks } from "../hooks.js";
 import { hideFromTools } from "../tools/tool-env.js";
+import { resolveSandbox, type SandboxOption } from "../sandbox/index.js";
 import { checkRunKey, resolveRunKey, RUN_KEY_ENV } from "./run-key.js";
 import { checkDatabaseUrl, databaseError, DBOS_SCHEMA, migrate, openPool, redactUrl } from "./database.js";
 import { APP_NAME, APP_VERSION, QUEUE, WORKFLOW } from "./names.js";
@@ -53,6 +54,13 @@ export interface WorkerOptions {
    * `openTelemetry()`: a queued run's spans join the trace of the client that queued it).
    */
   observers?: readonly EngineObserver[];
+  /**
+   * The OS sandbox of every process a run's tools start, as query()'s `sandbox` (docs/sandbox.md). Inside it a tool
+   * sees neither this process (its own PID namespace: no /proc/<worker>/environ or cmdline) nor `databaseFile`.
+   */
+  sandbox?: SandboxOption;
+  /** A file the database URL was read from (`statecraft worker --database-file`): hidden inside the sandbox. */
+  databaseFile?: string;
 }
 
 export interface Worker {
@@ -107,6 +115,13 @@ export function createWorker(options: WorkerOptions): Worker {
   if (options.observers !== undefined && (!Array.isArray(options.observers) || options.observers.some((o) => o === null || typeof o !== "object"))) {
     throw fail("observers must be a list of observers ({ state?, emitted?, finished? })");
   }
+  const sandbox = options.sandbox;
+  try {
+    resolveSandbox(sandbox, "sandbox");
+  } catch (error) {
+    throw fail((error as Error).message);
+  }
+  if (options.databaseFile !== undefined && typeof options.databaseFile !== "string") throw fail("databaseFile must be a file's path");
 
   let pool: pg.Pool | undefined;
   let heartbeat: Heartbeat | undefined;
@@ -120,13 +135,13 @@ export function createWorker(options: WorkerOptions): Worker {
       inProcess = true;
       state = "started";
       try {
-        hideSecrets(database, options.runKey);
+        hideSecrets(database, options.runKey, options.databaseFile);
         await migrate(database);
         const { DBOS, DBOSClient } = await import("@dbos-inc/dbos-sdk");
         pool = openPool(database, concurrency + 4);
         const client = await DBOSClient.create({ systemDatabaseUrl: database, systemDatabaseSchemaName: DBOS_SCHEMA, applicationName: APP_NAME });
         await checkRunKey(pool, key, redactUrl(database));
-        setHost({ id, pool, client, model, tools: options.tools ?? [], cwd, permissions, key, ...(options.hooks ? { hooks } : {}), ...(options.logger ? { logger: options.logger } : {}), ...(options.observers ? { observers: options.observers } : {}) });
+        setHost({ id, pool, client, model, tools: options.tools ?? [], cwd, permissions, key, ...(options.hooks ? { hooks } : {}), ...(options.logger ? { logger: options.logger } : {}), ...(options.observers ? { observers: options.observers } : {}), ...(sandbox !== undefined ? { sandbox } : {}) });
         if (!registered) {
           DBOS.registerWorkflow(runPiece, { name: WORKFLOW });
           registered = true;
@@ -180,7 +195,7 @@ export function createWorker(options: WorkerOptions): Worker {
  * URL and password (with them an agent could rewrite the runs it waits on, or answer its own questions), any other
  * PostgreSQL URL, the run key, and libpq's PG* variables (PGPASSWORD, PGHOST, …) and DBOS's own.
  */
-function hideSecrets(database: string, runKey: string | Uint8Array | undefined): void {
+function hideSecrets(database: string, runKey: string | Uint8Array | undefined, databaseFile: string | undefined): void {
   const values = [database];
   try {
     const password = decodeURIComponent(new URL(database).password);
@@ -190,5 +205,11 @@ function hideSecrets(database: string, runKey: string | Uint8Array | undefined):
   }
   const key = runKey !== undefined ? Buffer.from(runKey).toString() : process.env[RUN_KEY_ENV];
   if (key) values.push(key);
-  hideFromTools({ names: ["STATECRAFT_DATABASE_URL", RUN_KEY_ENV], prefixes: ["PG", "DBOS_"], values, valuePatterns: [/^\s*postgres(ql)?:\/\//i] });
+  hideFromTools({
+    names: ["STATECRAFT_DATABASE_URL", RUN_KEY_ENV],
+    prefixes: ["PG", "DBOS_"],
+    values,
+    valuePatterns: [/^\s*postgres(ql)?:\/\//i],
+    ...(databaseFile !== undefined ? { files: [resolve(databaseFile)] } : {}),
+  });
 }

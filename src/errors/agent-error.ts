@@ -31,6 +31,8 @@ export type AgentErrorCode =
   | "RUN_BUSY"
   | "RUN_NOT_FOUND"
   | "RUN_DAMAGED"
+  /** `sandbox: "required"` and no sandbox here (no bubblewrap, no sandbox-exec): the process was not started. */
+  | "SANDBOX_UNAVAILABLE"
   | (string & {});
 
 export interface AgentErrorOptions {

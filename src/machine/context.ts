@@ -76,6 +76,8 @@ export interface EngineDeps {
    * signal aborts, so a run never holds more undelivered events than the bound plus one step's.
    */
   pace?: (signal: AbortSignal) => Promise<void> | undefined;
+  /** The run's sandbox (src/sandbox/): the tools' processes run inside it. */
+  sandbox?: import("../sandbox/index.js").RunSandbox;
   /** Makes the engine's own tool-call ids (default random): a replayed DBOS workflow must make the same ones. */
   newCallId?: () => string;
 }

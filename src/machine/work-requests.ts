@@ -96,6 +96,7 @@ export function runToolsInput(context: EngineContext): RunToolsInput {
   };
   if (deps.hostSubagent) input.run.hostSubagent = deps.hostSubagent;
   if (deps.observeSubagent) input.run.observeSubagent = deps.observeSubagent;
+  if (deps.sandbox) input.run.sandbox = deps.sandbox;
   return input;
 }
 

@@ -1,13 +1,16 @@
 import { AgentError } from "../errors/agent-error.js";
 import type { ToolRisk } from "../tools/define-tool.js";
+import { resolveSandbox, type SandboxOption } from "../sandbox/index.js";
 
 /** A server started as a child process speaking MCP on its stdin/stdout. */
 export interface McpStdioServer {
   command: string;
   args?: string[];
-  /** Merged over the parent's environment. */
+  /** Given to the server over the run's scrubbed environment (docs/sandbox.md): what the server itself needs. */
   env?: Record<string, string>;
   cwd?: string;
+  /** `false`: the server runs outside the sandbox (said in the run's header). Default: inside, as every process. */
+  sandbox?: false;
   /** Per-call time limit of this server's tools. Default 60 000. */
   timeoutMs?: number;
   /** Which protocol generation to speak; see {@link McpProtocol}. Default "auto". */
@@ -55,6 +58,10 @@ export interface McpToolsOptions {
   connectTimeoutMs?: number;
   /** Where problems that do not fail `mcpTools()` go (a tool whose schema cannot be compiled, a reconnect). */
   onProblem?: (message: string) => void;
+  /** The sandbox stdio servers run in, as query()'s `sandbox` (docs/sandbox.md). Default "auto". */
+  sandbox?: SandboxOption;
+  /** The folder stdio servers may write inside the sandbox. Default: each server's `cwd`, else process.cwd(). */
+  workspace?: string;
 }
 
 export const DEFAULT_MCP_TIMEOUT_MS = 60_000;
@@ -88,6 +95,7 @@ export function checkServers(servers: unknown): asserts servers is McpServers {
       }
       checkStringMap(c.env, `${where}: "env"`);
       if (c.cwd !== undefined && typeof c.cwd !== "string") throw invalid(`${where}: "cwd" must be a string`);
+      if (c.sandbox !== undefined && c.sandbox !== false) throw invalid(`${where}: "sandbox" can only be false (the server then runs outside the sandbox); leave it out to sandbox the server`);
     } else {
       let url: URL;
       try {
@@ -126,6 +134,8 @@ export function checkOptions(options: unknown): asserts options is McpToolsOptio
     }
   }
   if (o.onProblem !== undefined && typeof o.onProblem !== "function") throw invalid("mcpTools options: onProblem must be a function (message) => void");
+  resolveSandbox(o.sandbox, "mcpTools options: sandbox");
+  if (o.workspace !== undefined && typeof o.workspace !== "string") throw invalid("mcpTools options: workspace must be a folder's path");
 }
 
 /**

@@ -5,6 +5,7 @@ import { isStdio, type McpServerConfig, type McpStdioServer } from "./config.js"
 import { connectAttempts, type ConnectAttempt } from "./negotiation.js";
 import { StoredOAuthProvider } from "./oauth.js";
 import type { McpCallResult } from "./results.js";
+import { stdioLaunch, type StdioLaunchOptions } from "./stdio-launch.js";
 
 /** The SDK's words for an HTTP stream that broke and was not (or could not be) resumed. */
 const STREAM_BROKEN = /^(SSE stream disconnected|Maximum reconnection attempts|Failed to reconnect)/;
@@ -18,6 +19,8 @@ export interface ConnectionOptions {
   onProblem: (message: string) => void;
   /** Called with the server's whole tool list after `notifications/tools/list_changed`. */
   onToolsChanged: (tools: Tool[]) => void;
+  /** How a stdio server is started: sandboxed, its environment scrubbed (stdio-launch.ts). */
+  launch?: Omit<StdioLaunchOptions, "warn">;
 }
 
 export interface CallOptions {
@@ -42,6 +45,8 @@ export class McpConnection {
   private restarts = 0;
   private closedByUs = false;
   private lostReason: string | undefined;
+  /** Ends what the sandbox set up for the stdio server's current process (its proxy, placeholders). */
+  private releaseLaunch: (() => Promise<unknown>) | undefined;
 
   constructor(
     readonly server: string,
@@ -104,6 +109,7 @@ export class McpConnection {
     this.transport = undefined;
     if (transport instanceof StreamableHTTPClientTransport) await transport.terminateSession().catch(() => undefined);
     await (client ? client.close() : transport?.close())?.catch(() => undefined);
+    await this.releaseLaunch?.().catch(() => undefined);
   }
 
   /** The live client, reconnecting a server that went away when restarts remain. */
@@ -154,7 +160,7 @@ export class McpConnection {
 
   private async openWith(attempt: ConnectAttempt): Promise<Client> {
     this.stderr = "";
-    const transport = this.makeTransport(attempt);
+    const transport = await this.makeTransport(attempt);
     const client = new Client(
       { name: "statecraft", version: "0.1.0" },
       {
@@ -208,11 +214,23 @@ export class McpConnection {
     return client;
   }
 
-  private makeTransport(attempt: ConnectAttempt): Transport {
+  /**
+   * How a stdio server is started: inside the sandbox, with the scrubbed environment and the server's own `env` from
+   * its config on top (stdio-launch.ts, docs/sandbox.md). What the last start set up is released first.
+   */
+  private async stdioParameters(config: McpStdioServer) {
+    await this.releaseLaunch?.().catch(() => undefined);
+    const launch = await stdioLaunch(config, { ...this.options.launch, warn: (message) => this.options.onProblem(`MCP server "${this.server}": ${message}`) });
+    this.releaseLaunch = launch.release;
+    return { command: launch.command, args: launch.args, env: launch.env, cwd: launch.cwd, stderr: "pipe" as const };
+  }
+
+  private async makeTransport(attempt: ConnectAttempt): Promise<Transport> {
     const config = this.config;
     if (isStdio(config)) {
+      const parameters = await this.stdioParameters(config);
       // A pinned connection probes on its own process, not on a second copy of it (see negotiation.ts).
-      const transport = typeof attempt.mode === "object" ? new InPlaceStdioTransport(stdioParameters(config)) : new StdioClientTransport(stdioParameters(config));
+      const transport = typeof attempt.mode === "object" ? new InPlaceStdioTransport(parameters) : new StdioClientTransport(parameters);
       transport.stderr?.on("data", (chunk: Buffer) => {
         this.stderr = (this.stderr + chunk.toString("utf8")).slice(-STDERR_TAIL);
       });
@@ -281,20 +299,3 @@ export class McpConnection {
 /** The SDK's stdio transport, probing a pinned revision on the server's own process (the SDK spares subclasses the second process). */
 class InPlaceStdioTransport extends StdioClientTransport {}
 
-/** How a stdio server is started: its command, arguments, environment and folder. */
-function stdioParameters(config: McpStdioServer) {
-  return {
-    command: config.command,
-    args: config.args ?? [],
-    // The issue's contract (and .mcp.json's): env is merged over the parent's environment.
-    env: { ...stringEnv(process.env), ...(config.env ?? {}) },
-    cwd: config.cwd,
-    stderr: "pipe" as const,
-  };
-}
-
-function stringEnv(env: NodeJS.ProcessEnv): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [key, value] of Object.entries(env)) if (value !== undefined) out[key] = value;
-  return out;
-}

@@ -82,6 +82,7 @@ export async function mcpTools(servers: McpServers, options: McpToolsOptions = {
           connectTimeoutMs: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
           maxRestarts: options.maxRestarts ?? DEFAULT_MAX_RESTARTS,
           onProblem,
+          launch: { ...(options.sandbox !== undefined ? { sandbox: options.sandbox } : {}), ...(options.workspace !== undefined ? { workspace: options.workspace } : {}) },
           onToolsChanged: (listed) => {
             listings.set(name, listed as McpToolListing[]);
             if (!started) return;

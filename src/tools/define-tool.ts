@@ -49,6 +49,8 @@ export interface RunInfo {
   model: import("../models/model.js").Model;
   /** Passes an event of a subagent up to the calling run's caller. */
   relay(event: import("../events.js").AgentEvent): void;
+  /** The run's sandbox: what every process its tools start runs inside (a subagent's run inherits it). */
+  sandbox?: import("../sandbox/index.js").RunSandbox;
   /**
    * Set when the calling run is hosted (statecraft/dbos): hosts a subagent's run the same way, before it starts
    * (`child` is the engine's prepared run, internal to it).

@@ -3,7 +3,8 @@ import fs from "node:fs";
 import { createRequire } from "node:module";
 import os from "node:os";
 import { AgentError } from "../errors/agent-error.js";
-import { toolEnv } from "./tool-env.js";
+import { currentRunSandbox, DEFAULT_SANDBOX, runSandbox, type RefusedConnection, type RunSandbox } from "../sandbox/index.js";
+import { hiddenFiles, toolEnv } from "./tool-env.js";
 
 /**
  * node:child_process (and the net and stream modules under it) is required by the first command, not by
@@ -34,6 +35,13 @@ export interface ProcessGroupOptions {
   killGraceMs?: number;
   /** The shell that runs the command with `-c`. Default bash, else sh. */
   shell?: string;
+  /**
+   * The sandbox the command runs in (docs/sandbox.md). Default: the sandbox of the run whose tool is calling, else
+   * `sandbox: "auto"` with `cwd` as the workspace.
+   */
+  sandbox?: RunSandbox;
+  /** Folders the command may write besides the workspace (a tool's `additionalDirectories`). */
+  additionalDirectories?: readonly string[];
 }
 
 export interface ProcessGroupOutcome {
@@ -46,8 +54,12 @@ export interface ProcessGroupOutcome {
   timedOut: boolean;
   aborted: boolean;
   durationMs: number;
-  /** The process id of the shell, which is also the process group id. */
+  /** The process id of the shell (or of the sandbox around it), which is also the process group id. */
   pid: number;
+  /** What the command ran inside: bubblewrap, sandbox-exec, or nothing (`sandbox: "off"`, or unsupported under `"auto"`). */
+  sandbox: "bwrap" | "seatbelt" | "none";
+  /** Connections the sandbox's proxy refused (`sandbox.network: { allow }`). */
+  refused: RefusedConnection[];
 }
 
 /** Process groups still running, killed if this process exits first so nothing outlives it. */
@@ -154,26 +166,68 @@ function signalExitCode(signal: NodeJS.Signals): number {
   return 128 + (os.constants.signals[signal] ?? 0);
 }
 
+/** What runSpawned starts: a program, its arguments, environment and folder (the shell, or the sandbox around it). */
+interface Spawned {
+  file: string;
+  args: string[];
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+}
+
 /**
- * Runs `command` with a shell in its own process group (a new session, so the group id is the shell's pid).
+ * Runs `command` with a shell in its own process group, inside the run's sandbox (src/sandbox/): bubblewrap or
+ * sandbox-exec, the environment scrubbed of secrets. `sandbox: "required"` where no sandbox is available fails
+ * `SANDBOX_UNAVAILABLE` before anything starts. See runSpawned for how the group is ended.
+ */
+export async function runInProcessGroup(command: string, options: ProcessGroupOptions): Promise<ProcessGroupOutcome> {
+  if (options.signal?.aborted) {
+    return { exitCode: 130, signal: null, stdout: "", stderr: "", timedOut: false, aborted: true, durationMs: 0, pid: 0, sandbox: "none", refused: [] };
+  }
+  const sandbox = options.sandbox ?? currentRunSandbox() ?? runSandbox(DEFAULT_SANDBOX, options.cwd, () => undefined);
+  const env = options.env ?? toolEnv(process.env, sandbox.settings.env);
+  const shell = options.shell ?? findShell();
+  if (sandbox.settings.mode === "off") {
+    const outcome = await runSpawned({ file: shell, args: ["-c", command], env, cwd: options.cwd }, options);
+    return { ...outcome, sandbox: "none", refused: [] };
+  }
+  const { sandboxCommand } = await import("../sandbox/wrap.js");
+  const wrapped = await sandboxCommand({
+    file: shell,
+    args: ["-c", command],
+    workspace: sandbox.workspace,
+    cwd: options.cwd,
+    additional: options.additionalDirectories,
+    settings: sandbox.settings,
+    hide: hiddenFiles(),
+    env,
+    warn: (message) => sandbox.warn(message),
+  });
+  let outcome: Omit<ProcessGroupOutcome, "sandbox" | "refused">;
+  try {
+    outcome = await runSpawned(wrapped, options);
+  } catch (error) {
+    await wrapped.release();
+    throw error;
+  }
+  const { refused } = await wrapped.release();
+  return { ...outcome, sandbox: wrapped.sandbox, refused };
+}
+
+/**
+ * Runs a program in its own process group (a new session, so the group id is the shell's pid).
  * On timeout or abort the whole group gets SIGTERM, then SIGKILL after a grace period; when the shell exits,
  * whatever it left running in the group is ended the same way. The promise settles once the group is gone
  * (or has been sent SIGKILL), so a call never leaves processes behind. Output is kept per stream, capped.
  */
-export function runInProcessGroup(command: string, options: ProcessGroupOptions): Promise<ProcessGroupOutcome> {
+function runSpawned(spawned: Spawned, options: ProcessGroupOptions): Promise<Omit<ProcessGroupOutcome, "sandbox" | "refused">> {
   const started = Date.now();
   const graceMs = options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
   const maxBytes = options.maxStreamBytes ?? DEFAULT_MAX_STREAM_BYTES;
 
-  return new Promise<ProcessGroupOutcome>((resolve, reject) => {
-    if (options.signal?.aborted) {
-      resolve({ exitCode: 130, signal: null, stdout: "", stderr: "", timedOut: false, aborted: true, durationMs: 0, pid: 0 });
-      return;
-    }
-    const child = spawnFn()(options.shell ?? findShell(), ["-c", command], {
-      cwd: options.cwd,
-      // What a host hid from tools (a worker's database URL and run key) is not passed on.
-      env: options.env ?? toolEnv(),
+  return new Promise<Omit<ProcessGroupOutcome, "sandbox" | "refused">>((resolve, reject) => {
+    const child = spawnFn()(spawned.file, spawned.args, {
+      cwd: spawned.cwd,
+      env: spawned.env,
       detached: true,
       stdio: ["ignore", "pipe", "pipe"],
     });
@@ -240,6 +294,13 @@ export function runInProcessGroup(command: string, options: ProcessGroupOptions)
         return;
       }
       const deadline = Date.now() + graceMs;
+      // What answered the signal may be only zombies awaiting their reaper (a sandbox's exited processes): nothing
+      // runs, so the call ends now rather than after a timer.
+      if (!processGroupExists(pgid)) {
+        groupEnded = true;
+        finish();
+        return;
+      }
       const poll = () => {
         if (!processGroupExists(pgid)) {
           groupEnded = true;
@@ -251,9 +312,12 @@ export function runInProcessGroup(command: string, options: ProcessGroupOptions)
           groupEnded = true;
           return finish();
         }
-        timers.push(setTimeout(poll, 20));
+        // Soon at first (a sandbox's last process is usually a moment behind the shell), then every 20 ms.
+        wait = Math.min(20, wait * 2);
+        timers.push(setTimeout(poll, wait));
       };
-      timers.push(setTimeout(poll, 10));
+      let wait = 1;
+      timers.push(setTimeout(poll, wait));
     };
 
     const onAbort = () => {

@@ -12,7 +12,7 @@ const LAYERS: Array<{ name: string; units: string[] }> = [
   { name: "foundation", units: ["util", "errors", "logger.ts"] },
   { name: "models", units: ["models"] },
   { name: "recording", units: ["record"] },
-  { name: "tools and permissions", units: ["tools", "permissions", "compaction", "hooks.ts", "events.ts"] },
+  { name: "tools and permissions", units: ["tools", "permissions", "compaction", "hooks.ts", "events.ts", "sandbox"] },
   { name: "machine", units: ["machine", "actors"] },
   { name: "durable runs", units: ["durable"] },
   { name: "observers", units: ["observers"] },

@@ -76,7 +76,7 @@ export function workspace(): { cwd: string; counters: string; log(file: string):
 
 /** Starts a worker process (test/dbos/fixtures/worker.mjs) and resolves once it takes work. */
 export async function spawnWorker(
-  config: { database: string; id: string; cwd: string; counters: string; concurrency?: number; deadAfterMs?: number; allow?: string[]; hooks?: boolean },
+  config: { database: string; id: string; cwd: string; counters: string; concurrency?: number; deadAfterMs?: number; allow?: string[]; hooks?: boolean; sandbox?: unknown },
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<SpawnedWorker> {
   const child = spawn(process.execPath, [fixture, JSON.stringify(config)], { stdio: ["ignore", "pipe", "pipe"], env });

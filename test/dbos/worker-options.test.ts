@@ -76,7 +76,8 @@ describeWithDatabase("statecraft/dbos: a worker's own options", () => {
       KEPT_FOR_TOOLS: "kept-value",
     };
     running.push(await spawnWorker({ database: own.url, id: "env-1", cwd: ws.cwd, counters: ws.counters, allow: ["bash"] }, env));
-    const out = join(ws.counters, "env.txt");
+    // Written in the workspace: inside the sandbox the only place a tool's process writes.
+    const out = join(ws.cwd, "env.txt");
     const ids = await enqueueRun(JSON.stringify({ tag: "env", calls: [["bash", { command: `env > ${out}` }]], text: "env done" }), { database: own.url });
     const events: AgentEvent[] = [];
     for await (const event of watch({ database: own.url, ...ids })) events.push(event);

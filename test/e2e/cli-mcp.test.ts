@@ -18,7 +18,8 @@ function setup() {
   const project = join(root, "project");
   mkdirSync(project);
   const env = { HOME: join(root, "home"), XDG_CONFIG_HOME: join(root, "user-config") };
-  const memoryFile = join(root, "memory.jsonl");
+  // In the project: the run's workspace, where a server may write inside the sandbox.
+  const memoryFile = join(project, "memory.jsonl");
   // The marker (this test's folder) lets the test find exactly its own server processes.
   const memory = { command: process.execPath, args: [serverEntry("server-memory"), `--marker=${root}`], env: { MEMORY_FILE_PATH: memoryFile } };
   const script = join(root, "script.json");

@@ -22,7 +22,8 @@ afterEach(async () => {
 /** The pids of the processes whose command line holds this test's marker (its temp folder). */
 function serverPids(marker: string): number[] {
   try {
-    return execFileSync("pgrep", ["-f", marker], { encoding: "utf8" }).split("\n").filter(Boolean).map(Number);
+    // The server itself (node …), not the sandbox around it, whose command line names it too.
+    return execFileSync("pgrep", ["-f", `^${process.execPath} .*${marker}`], { encoding: "utf8" }).split("\n").filter(Boolean).map(Number);
   } catch {
     return [];
   }

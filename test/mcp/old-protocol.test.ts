@@ -20,7 +20,8 @@ afterEach(() => removeDir(cwd));
 describe("a server of the old protocol 2024-11-05", () => {
   it("is negotiated down to and its tools run, with exec risk for want of annotations", async () => {
     const log = path.join(cwd, "received.jsonl");
-    const handle = await mcpTools({ old: { command: process.execPath, args: [SERVER, log] } });
+    // The server logs in the test's folder: its workspace inside the sandbox.
+    const handle = await mcpTools({ old: { command: process.execPath, args: [SERVER, log] } }, { workspace: cwd });
     try {
       const add = handle.tools.find((t) => t.name === "mcp__old__add")!;
       expect(add.risk).toBe("exec");

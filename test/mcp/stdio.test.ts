@@ -19,8 +19,9 @@ afterEach(async () => {
   removeDir(cwd);
 });
 
-async function open(...args: Parameters<typeof mcpTools>): Promise<McpToolsHandle> {
-  const handle = await mcpTools(...args);
+/** Servers whose workspace (what they may write inside the sandbox) is the test's folder, as the CLI starts them. */
+async function open(servers: Parameters<typeof mcpTools>[0], options: Parameters<typeof mcpTools>[1] = {}): Promise<McpToolsHandle> {
+  const handle = await mcpTools(servers, { workspace: cwd, ...options });
   handles.push(handle);
   return handle;
 }

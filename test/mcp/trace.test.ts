@@ -16,7 +16,8 @@ afterEach(() => removeDir(cwd));
 
 describe("a traced run with MCP tools", () => {
   it("replays from its recorded results with the server gone, and scripts into a regression case", async () => {
-    const handle = await mcpTools({ memory: stdioServer("server-memory", [], { MEMORY_FILE_PATH: path.join(cwd, "m.jsonl") }) });
+    // The server writes in the test's folder: its workspace inside the sandbox.
+    const handle = await mcpTools({ memory: stdioServer("server-memory", [], { MEMORY_FILE_PATH: path.join(cwd, "m.jsonl") }) }, { workspace: cwd });
     const steps = [
       { toolCalls: [{ name: "mcp__memory__create_entities", input: { entities: [{ name: "x", entityType: "t", observations: ["o"] }] } }] },
       { toolCalls: [{ name: "mcp__memory__read_graph", input: {} }] },
@@ -36,7 +37,7 @@ describe("a traced run with MCP tools", () => {
 
     // The script run again against a fresh server reproduces the calls and what they return.
     const script = scriptOf(session);
-    const again = await mcpTools({ memory: stdioServer("server-memory", [], { MEMORY_FILE_PATH: path.join(cwd, "m2.jsonl") }) });
+    const again = await mcpTools({ memory: stdioServer("server-memory", [], { MEMORY_FILE_PATH: path.join(cwd, "m2.jsonl") }) }, { workspace: cwd });
     try {
       const rerun = await collect(query(script.request, { model: scriptedModel(script.steps), tools: again.tools, cwd, traceFile: false, permissions: { allow: ["mcp__memory__*"] } }));
       const results = (r: typeof first) => r.events.flatMap((e) => (e.type === "tool_result" ? [[e.call.name, e.result.content]] : []));

@@ -4,7 +4,15 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { bashTool } from "../../src/tools/builtin/index.js";
 import { processGroupExists, runInProcessGroup } from "../../src/tools/process.js";
 import { isRunning, killIfRunning, waitForFile, waitUntilGone } from "./processes.js";
-import { contextFor, makeTempDir, removeDir, run } from "./workspace.js";
+import { resolveSandbox, runSandbox, withRunSandbox } from "../../src/sandbox/index.js";
+import type { ToolContext, ToolDefinition } from "../../src/tools/define-tool.js";
+import { contextFor, makeTempDir, removeDir, run as runTool } from "./workspace.js";
+
+// These tests watch the process group by its host PIDs, which a sandboxed command (its own PID namespace) does not
+// see: they run unsandboxed. test/sandbox/processes.test.ts shows the same ends inside the sandbox.
+const off = (cwd: string) => runSandbox(resolveSandbox("off"), cwd, () => undefined);
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+const run = (tool: ToolDefinition<any>, input: Record<string, unknown>, context: ToolContext) => withRunSandbox(off(context.cwd), () => runTool(tool, input, context));
 
 let ws: string;
 beforeEach(() => {
@@ -76,7 +84,7 @@ describe("bash", () => {
 
   it("SIGKILLs processes that ignore SIGTERM", async () => {
     const pidFile = path.join(ws, "pid.txt");
-    const outcome = await runInProcessGroup(`trap '' TERM; sleep 1000 & echo $! > ${pidFile}; wait`, { cwd: ws, timeoutMs: 300, killGraceMs: 200 });
+    const outcome = await runInProcessGroup(`trap '' TERM; sleep 1000 & echo $! > ${pidFile}; wait`, { cwd: ws, timeoutMs: 300, killGraceMs: 200, sandbox: off(ws) });
     const pid = Number(await waitForFile(pidFile));
     expect(outcome.timedOut).toBe(true);
     // SIGKILL is sent before the call returns; the kernel finishes it asynchronously.
@@ -85,7 +93,7 @@ describe("bash", () => {
   });
 
   it("returns even when a process escaped the group while holding the output pipe", async () => {
-    const outcome = await runInProcessGroup("setsid sleep 1000 & echo PID=$!", { cwd: ws, killGraceMs: 200 });
+    const outcome = await runInProcessGroup("setsid sleep 1000 & echo PID=$!", { cwd: ws, killGraceMs: 200, sandbox: off(ws) });
     const pid = pidFrom(outcome.stdout);
     killIfRunning(pid);
     expect(outcome.exitCode).toBe(0);

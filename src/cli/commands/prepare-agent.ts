@@ -46,7 +46,7 @@ export async function prepareAgent(flags: RunFlags, io: CliIO, logger: Logger, m
   const traceFile = traceFileOf(params);
   if (traceFile !== false) checkTraceTarget(traceFile);
   const builtin = builtinTools();
-  const mcp = await startMcpServers(flags, settings.cwd, io, logger);
+  const mcp = await startMcpServers(flags, settings, io, logger);
   return {
     settings,
     params,
@@ -67,7 +67,8 @@ export async function closeAgent(prepared: PreparedAgent): Promise<void> {
  * Starts the servers of `--mcp-config` and, in a trusted folder, of the project's `.mcp.json`, and names each with its
  * tool count on stderr (`mcp memory · 9 tools`). A server that does not start is a usage error naming it.
  */
-async function startMcpServers(flags: RunFlags, cwd: string, io: CliIO, logger: Logger): Promise<McpToolsHandle | undefined> {
+async function startMcpServers(flags: RunFlags, settings: RunSettings, io: CliIO, logger: Logger): Promise<McpToolsHandle | undefined> {
+  const cwd = settings.cwd;
   const trusted = flags.trustProject === true || isTrustedFolder(cwd, io.env);
   const { servers, warnings } = selectMcpServers(flags.mcpConfig, cwd, io.cwd, trusted);
   for (const warning of warnings) io.stderr.write(`statecraft: ${warning}\n`);
@@ -76,13 +77,29 @@ async function startMcpServers(flags: RunFlags, cwd: string, io: CliIO, logger: 
   const { mcpTools } = await import("../../mcp/index.js");
   let handle: McpToolsHandle;
   try {
-    handle = await mcpTools(servers, { onProblem: (message) => logger.warn({ mcp: true }, message) });
+    handle = await mcpTools(servers, {
+      onProblem: (message) => logger.warn({ mcp: true }, message),
+      workspace: cwd,
+      ...(settings.sandbox !== undefined ? { sandbox: settings.sandbox } : {}),
+    });
   } catch (error) {
     if (error instanceof AgentError) throw new UsageError(error.message);
     throw error;
   }
-  for (const server of handle.servers()) io.stderr.write(`mcp ${server.name} · ${server.tools} tool${server.tools === 1 ? "" : "s"}\n`);
+  for (const server of handle.servers()) {
+    // A server that opted out of the sandbox is said, so the person running it sees what runs unconfined.
+    const config = servers[server.name];
+    const unsandboxed = "command" in config && config.sandbox === false ? ' · not sandboxed ("sandbox": false)' : "";
+    io.stderr.write(`mcp ${server.name} · ${server.tools} tool${server.tools === 1 ? "" : "s"}${unsandboxed}\n`);
+  }
   return handle;
+}
+
+function sandboxSummary(sandbox: RunSettings["sandbox"]): string {
+  const mode = typeof sandbox === "string" ? sandbox : (sandbox?.mode ?? "auto");
+  if (mode === "off" || typeof sandbox !== "object") return mode;
+  const network = sandbox.network === undefined || sandbox.network === "none" ? "no network" : sandbox.network === "host" ? "host network" : `network ${sandbox.network.allow.join(", ")}`;
+  return `${mode} (${network})`;
 }
 
 /** The dim line at the top of human output: which model, where, with which permissions. */
@@ -96,6 +113,7 @@ export function headerLine(style: Style, prepared: PreparedAgent): string {
     ...(created.provider !== undefined ? [`provider ${created.provider}`] : []),
     `cwd ${settings.cwd}`,
     `permissions ${settings.permissions.mode ?? "default"}`,
+    `sandbox ${sandboxSummary(settings.sandbox)}`,
   ];
   if (settings.sessionId !== undefined) parts.push(`session ${settings.sessionId}`);
   return style.dim(parts.join(" · "));

@@ -42,7 +42,7 @@ export async function resumeAction(session: string, flags: ResumeCommandFlags, c
   // config file). The run's own limits and permission settings apply.
   const model = recordedModelChoice(flags, stored.settings, io.env, (message) => io.stderr.write(`statecraft: ${message}\n`));
   const prepared = await prepareAgent(
-    { cwd, ...(flags.model ? { model: flags.model } : {}), ...(flags.baseUrl ? { baseUrl: flags.baseUrl } : {}), ...(flags.trustProject ? { trustProject: true } : {}) },
+    { cwd, ...(flags.model ? { model: flags.model } : {}), ...(flags.baseUrl ? { baseUrl: flags.baseUrl } : {}), ...(flags.trustProject ? { trustProject: true } : {}), ...(flags.sandbox ? { sandbox: flags.sandbox } : {}) },
     io,
     output.logger,
     model,
@@ -66,6 +66,7 @@ export async function resumeAction(session: string, flags: ResumeCommandFlags, c
         ...(options.signal ? { signal: options.signal } : {}),
         ...(options.logger ? { logger: options.logger } : {}),
         ...(exporting ? { observers: [exporting.observer] } : {}),
+        ...(options.sandbox !== undefined ? { sandbox: options.sandbox } : {}),
         permissions: { whenUnanswered: "suspend", ...(options.permissions?.onAsk ? { onAsk: options.permissions.onAsk } : {}) },
         answers,
         answeredBy: `statecraft resume (pid ${process.pid})`,

@@ -14,6 +14,7 @@ export interface ResumeCommandFlags {
   denyAll?: boolean;
   json?: boolean;
   color?: boolean;
+  sandbox?: "auto" | "required" | "off";
 }
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
@@ -34,6 +35,7 @@ export const resumeCommand: CliCommand = {
       .option("--deny-all", "deny every pending call")
       .option("--json", "print one AgentEvent per line (NDJSON) on stdout, nothing else")
       .option("--trust-project", "trust statecraft.config.json in --cwd for this run (as for run)")
+      .addOption(new Option("--sandbox <mode>", "sandbox of every process the run starts (as for run): auto, required or off").choices(["auto", "required", "off"]))
       .addOption(new Option("--log-level <level>", "operational logs on stderr (default warn, or STATECRAFT_LOG_LEVEL)").choices(LOG_LEVELS))
       .addHelpText("after", "\nCalls without an answer are asked on the terminal, as run does; with no terminal they suspend again (exit 10).\nExit codes: as for run.")
       .action(async (session: string, flags: ResumeCommandFlags, cmd: Command) => {

@@ -1,3 +1,5 @@
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
 import { AgentError } from "../../errors/agent-error.js";
 import type { AgentEvent } from "../../events.js";
 import type { PermissionAnswer } from "../../permissions/types.js";
@@ -28,6 +30,30 @@ export function databaseOf(flags: Flags, env: NodeJS.ProcessEnv): string {
   return url;
 }
 
+/**
+ * The worker's database: `--database-file` (its first line), else `--database`, else STATECRAFT_DATABASE_URL. A URL
+ * given on the command line is wiped from this process's own (`/proc/<pid>/cmdline`, what `ps` shows) once read.
+ */
+export function workerDatabaseOf(flags: Flags, env: NodeJS.ProcessEnv, cwd: string): { url: string; file?: string } {
+  const given = flags.databaseFile as string | undefined;
+  const file = given === undefined ? undefined : resolve(cwd, given);
+  if (file === undefined) {
+    const url = databaseOf(flags, env);
+    if (flags.database !== undefined) process.title = "statecraft worker";
+    return { url };
+  }
+  if (flags.database !== undefined) throw new UsageError("--database and --database-file can't go together: give the URL one way");
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    throw new UsageError(`--database-file ${file}: can't read it (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); write the PostgreSQL URL in it, e.g. postgres://user:password@127.0.0.1:5432/db`);
+  }
+  const url = text.split(/\r?\n/).find((line) => line.trim() !== "")?.trim();
+  if (url === undefined) throw new UsageError(`--database-file ${file} is empty; write the PostgreSQL URL in it, e.g. postgres://user:password@127.0.0.1:5432/db`);
+  return { url, file };
+}
+
 /** Bad input and an unreachable database are said like usage mistakes (exit 2), never as a crash. */
 function said(error: unknown): never {
   if (error instanceof AgentError) throw new UsageError(error.message);
@@ -37,7 +63,7 @@ function said(error: unknown): never {
 /** `statecraft worker`: a worker until SIGINT/SIGTERM, which stops it (its runs are handed back) and exits 0. */
 export async function workerAction(flags: Flags, context: CliContext): Promise<number> {
   const { io } = context;
-  const database = databaseOf(flags, io.env);
+  const { url: database, file: databaseFile } = workerDatabaseOf(flags, io.env, io.cwd);
   const output = setupOutput(io, flags as { logLevel?: string; color?: boolean });
   const settings = resolveRunSettings(flags as RunFlags, io.env, io.cwd);
   for (const warning of settings.warnings) io.stderr.write(`statecraft: ${warning}\n`);
@@ -55,6 +81,8 @@ export async function workerAction(flags: Flags, context: CliContext): Promise<n
         ...(typeof flags.concurrency === "number" ? { concurrency: flags.concurrency } : {}),
         ...(typeof flags.id === "string" ? { id: flags.id } : {}),
         logger: output.logger,
+        ...(settings.sandbox !== undefined ? { sandbox: settings.sandbox } : {}),
+        ...(databaseFile !== undefined ? { databaseFile } : {}),
       });
     } catch (error) {
       said(error);

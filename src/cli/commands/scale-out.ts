@@ -19,12 +19,13 @@ export const workerCommand: CliCommand = {
     const command = program
       .command("worker")
       .description("run queued agent runs of a PostgreSQL database as durable DBOS workflows, until stopped (Ctrl-C, SIGTERM)")
-      .option("--database <url>", DATABASE_HELP)
+      .option("--database <url>", `${DATABASE_HELP}; a URL given here shows in process listings until the worker has started: prefer --database-file or the variable`)
+      .option("--database-file <file>", "read the PostgreSQL URL of the runs from this file (first line), so it is in no command line and no environment; hidden inside the sandbox")
       .option("--concurrency <n>", "at most this many runs active at once on each worker (default 4; a suspended run holds none)", parsePositiveInteger("--concurrency"))
       .option("--tools <set>", "the tools runs get: builtin (read, write, edit, list, glob, grep, bash in --cwd) or none (default)", tools)
       .option("--id <id>", "the worker's stable id, its DBOS executor id (default: host name and folder)");
     addRunFlags(command)
-      .addHelpText("after", "\nModel flags as for run (script:FILE too). --allow/--ask/--deny/--permission-mode are the worker's permissions: a run's own rules narrow them.\nA question nobody can answer suspends the run: statecraft answer goes on.\nSuspended runs are signed with $STATECRAFT_RUN_KEY (default: your session key, one machine); every worker of a database must share it.\nThe tools never see the database URL, the run key or PG* variables.")
+      .addHelpText("after", "\nModel flags as for run (script:FILE too). --allow/--ask/--deny/--permission-mode are the worker's permissions: a run's own rules narrow them.\nA question nobody can answer suspends the run: statecraft answer goes on.\nSuspended runs are signed with $STATECRAFT_RUN_KEY (default: your session key, one machine); every worker of a database must share it.\nThe tools never see the database URL, the run key or PG* variables; inside the sandbox (--sandbox, default auto) they see neither the worker's process nor --database-file.")
       .action(async (flags: Record<string, unknown>, cmd: Command) => {
         const { workerAction } = await import("./scale-out-actions.js");
         context.exitCode = await workerAction({ ...cmd.optsWithGlobals(), ...flags }, context);

@@ -60,6 +60,7 @@ export function bashTool(options: BuiltinToolOptions = {}): ToolDefinition<BashI
         signal: context.signal,
         timeoutMs,
         maxStreamBytes: BASH_STREAM_BYTES,
+        additionalDirectories: options.additionalDirectories ?? [],
       });
       const lines: string[] = [];
       if (outcome.timedOut) lines.push(`command timed out after ${timeoutMs} ms; it and every process it started were killed`);
@@ -69,8 +70,12 @@ export function bashTool(options: BuiltinToolOptions = {}): ToolDefinition<BashI
       if (outcome.stdout === "" && outcome.stderr === "") lines.push("(no output)");
       if (outcome.stdout !== "") lines.push(section("stdout", outcome.stdout));
       if (outcome.stderr !== "") lines.push(section("stderr", outcome.stderr));
+      // The sandbox's proxy refused these: said to the model (it sees why the download failed) and kept in the trace.
+      const refused = outcome.refused.map((r) => `${r.host}:${r.port}`);
+      if (refused.length > 0) lines.push(`sandbox: connections refused (not in sandbox.network.allow): ${[...new Set(refused)].join(", ")}`);
       const content = lines.join("\n");
       const failed = outcome.exitCode !== 0 || outcome.timedOut || outcome.aborted || outcome.signal !== null;
+      if (refused.length > 0) return { content, isError: failed, details: { sandbox: outcome.sandbox, refused: outcome.refused.map((r) => ({ ...r })) } };
       return failed ? { content, isError: true } : content;
     },
   });
