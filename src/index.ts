@@ -111,6 +111,8 @@ export {
   type ResolvedSandbox,
   type SandboxSupport,
   type RefusedConnection,
+  type RunSandbox,
+  type ScrubOptions,
 } from "./sandbox/index.js";
 export { createPermissionPolicy } from "./permissions/policy.js";
 export { parseRule, type PermissionRule } from "./permissions/rules.js";

@@ -93,7 +93,7 @@ describe("choosing the provider", () => {
     expect(created).toMatchObject({ provider: "anthropic", description: "claude-opus-4-1 at http://127.0.0.1:8112" });
     expect(created.model).toMatchObject({ name: "claude-opus-4-1", baseUrl: "http://127.0.0.1:8112", sendsKey: true, provider: "anthropic" });
     const line = headerLine(createStyle(false), { settings, created } as Parameters<typeof headerLine>[1]);
-    expect(line).toBe(`statecraft · model claude-opus-4-1 at http://127.0.0.1:8112 · provider anthropic · cwd ${d} · permissions default`);
+    expect(line).toBe(`statecraft · model claude-opus-4-1 at http://127.0.0.1:8112 · provider anthropic · cwd ${d} · permissions default · sandbox auto`);
 
     const defaulted = await createModel({ kind: "anthropic", source: "env" }, createLogger("silent"));
     expect(defaulted).toMatchObject({ nameFrom: "default", description: DEFAULT_ANTHROPIC_MODEL });

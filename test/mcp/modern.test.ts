@@ -38,16 +38,17 @@ async function waitFor(check: () => boolean, what: string): Promise<void> {
   }
 }
 
+// The servers get the test's folder as their workspace (what they may write inside the sandbox), as the CLI starts them.
 describe("stdio servers of both generations", () => {
   it("a v2 server that serves both is reached with the 2025 handshake first; pinned, it speaks 2026-07-28", async () => {
     const log = join(cwd, "seen.log");
-    handle = await mcpTools({ both: { command: process.execPath, args: [MODERN, "both", log] } });
+    handle = await mcpTools({ both: { command: process.execPath, args: [MODERN, "both", log] } }, { workspace: cwd });
     expect(handle.protocol("both")).toBe("2025-11-25");
     const echo = handle.tools.find((t) => t.name === "mcp__both__echo")!;
     expect(echo.risk).toBe("read");
     expect(await echo.execute({ text: "hi" }, toolContext())).toEqual({ content: "echo: hi", details: { structuredContent: { length: 2 } } });
     await handle.close();
-    handle = await mcpTools({ pinned: { command: process.execPath, args: [MODERN, "both", log], protocol: "2026-07-28" } });
+    handle = await mcpTools({ pinned: { command: process.execPath, args: [MODERN, "both", log], protocol: "2026-07-28" } }, { workspace: cwd });
     expect(handle.protocol("pinned")).toBe("2026-07-28");
     expect(await handle.tools[0].execute({ text: "yo" }, toolContext())).toMatchObject({ content: "echo: yo" });
     expect(readFileSync(log, "utf8").trim().split("\n")).toEqual(["tools/call echo legacy", "tools/call echo modern"]);
@@ -55,7 +56,7 @@ describe("stdio servers of both generations", () => {
 
   it("a server that refuses the 2025 handshake is spoken to in 2026-07-28, and its tools run in a query()", async () => {
     const log = join(cwd, "seen.log");
-    handle = await mcpTools({ modern: { command: process.execPath, args: [MODERN, "modern-only", log] } });
+    handle = await mcpTools({ modern: { command: process.execPath, args: [MODERN, "modern-only", log] } }, { workspace: cwd });
     expect(handle.protocol("modern")).toBe("2026-07-28");
     const model = scriptedModel([{ toolCalls: [{ name: "mcp__modern__echo", input: { text: "from a run" } }] }, { text: "ok" }]);
     const { events, result } = await collect(query("go", { model, tools: handle.tools, cwd }));
