@@ -138,3 +138,5 @@ export type { TranscriptEntry } from "./record/transcript.js";
 export type { StoredAt } from "./durable/run-store.js";
 export type { AgentErrorOptions } from "./errors/agent-error.js";
 export type { ToolAnnotations } from "./mcp/names.js";
+export { isStandardSchema, type StandardSchemaV1, type StandardSchemaProps, type StandardSchemaOptions, type StandardSchemaResult, type StandardSchemaIssue, type StandardSchemaTypes, type InferSchemaOutput } from "./tools/standard-schema.js";
+export type { StandardInput, StandardToolConfig } from "./tools/define-tool.js";
