@@ -140,3 +140,7 @@ export type { AgentErrorOptions } from "./errors/agent-error.js";
 export type { ToolAnnotations } from "./mcp/names.js";
 export { isStandardSchema, type StandardSchemaV1, type StandardSchemaProps, type StandardSchemaOptions, type StandardSchemaResult, type StandardSchemaIssue, type StandardSchemaTypes, type InferSchemaOutput } from "./tools/standard-schema.js";
 export type { StandardInput, StandardToolConfig } from "./tools/define-tool.js";
+export type { ContentPart, TextPart, ImagePart, FilePart, BinaryInput, ContentPartInput, UserContent } from "./models/content.js";
+export { contentText } from "./models/content.js";
+export type { QueryInput, UserMessageInput, ToolMessageInput, InputMessage } from "./models/input.js";
+export type { OutputRequest } from "./models/model.js";

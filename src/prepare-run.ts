@@ -4,6 +4,7 @@ import { isAbsolute, join, resolve } from "node:path";
 import { AgentError } from "./errors/agent-error.js";
 import { HOOK_NAMES, type AgentHooks } from "./hooks.js";
 import type { EngineDeps, EngineInput, Inbox, LoopSettings } from "./machine/context.js";
+import { normalizeInput, type QueryInput } from "./models/input.js";
 import type { Message } from "./models/messages.js";
 import type { Model } from "./models/model.js";
 import {
@@ -46,9 +47,12 @@ export interface RunPlacement {
 const fail = (message: string) => new AgentError("INVALID_OPTIONS", message);
 
 /** Checks query()'s options and makes the run's settings (its permission policy included, built here once). */
-export function prepare(userInput: string, options: QueryOptions, placement: RunPlacement = {}): RunSettings {
-  if (typeof userInput !== "string") throw fail(`query(input, options): input must be a string, got ${typeof userInput}`);
+export function prepare(given: QueryInput, options: QueryOptions, placement: RunPlacement = {}): RunSettings {
+  const { userInput, history: givenHistory } = normalizeInput(given);
   if (!options || typeof options !== "object") throw fail("query(input, options): options are required, at least { model }");
+  if (givenHistory && (placement.history || placement.sessionId !== undefined || options.sessionId !== undefined)) {
+    throw fail("query(input, options): a list of messages starts a new conversation; to continue a session, give it a prompt or one user message");
+  }
   const model = checkModel(options.model);
   const recorded = recordedSettings(options, placement);
   const cwd = checkCwd(options.cwd);
@@ -85,7 +89,7 @@ export function prepare(userInput: string, options: QueryOptions, placement: Run
     deps,
     loop: loopOf(recorded, model, placement, traceFile),
     ...(placement.inbox ? { inbox: placement.inbox } : {}),
-    ...(placement.history ? { history: placement.history } : {}),
+    ...(placement.history ? { history: placement.history } : givenHistory ? { history: givenHistory } : {}),
   };
   return {
     input,
@@ -94,6 +98,7 @@ export function prepare(userInput: string, options: QueryOptions, placement: Run
     continued: options.sessionId !== undefined || placement.sessionId !== undefined,
     queueModes: placement.steeringMode !== undefined,
     ...(placement.forkedAt ? { forkedAt: placement.forkedAt } : {}),
+    ...(givenHistory ? { givenHistory: true } : {}),
   };
 }
 

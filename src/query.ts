@@ -1,4 +1,6 @@
 import { AgentError } from "./errors/agent-error.js";
+import { contentText } from "./models/content.js";
+import type { QueryInput } from "./models/input.js";
 import type { AgentEvent, RunResult } from "./events.js";
 import { defaultLogger, type Logger } from "./logger.js";
 import type { EngineContext } from "./machine/context.js";
@@ -61,7 +63,7 @@ export type { RunSettings, HostedRun } from "./run-settings.js";
  * Exactly one `turn_end` comes last; the generator's return value is the run's result.
  * Invalid options throw an `AgentError` (`INVALID_OPTIONS`) at once, naming the option and how to fix it.
  */
-export function query<const Tools extends readonly AnyTool[] = readonly AnyTool[]>(input: string, options: QueryOptions<Tools>): QueryRun<ToolCallOf<Tools>> {
+export function query<const Tools extends readonly AnyTool[] = readonly AnyTool[]>(input: QueryInput, options: QueryOptions<Tools>): QueryRun<ToolCallOf<Tools>> {
   // A one-run session: the same engine, with empty queues. The engine holds the tools and hooks untyped.
   const untyped = options as unknown as QueryOptions;
   if (untyped && typeof untyped === "object") checkOptionNames(untyped, QUERY_OPTION_NAMES, "query()");
@@ -151,7 +153,7 @@ async function* runEngine(
   input.deps.warn = (message) => logger.warn({ sessionId: input.sessionId }, `statecraft: ${message}`);
   const opened = await openRun(prepared, options, logger, lifecycle);
   const { inspector, release } = opened;
-  const inspected = inspector?.attach({ sessionId: input.sessionId, input: input.userInput, runOptions: tracedOptionsOf(prepared) });
+  const inspected = inspector?.attach({ sessionId: input.sessionId, input: contentText(input.userInput), runOptions: tracedOptionsOf(prepared) });
   if (inspector && inspected) input.deps.permissions = askThroughInspector(input.deps.permissions, inspector, inspected);
   const memory = opened.place.memory ? keepInMemory(prepared, opened.place.memory) : undefined;
   control.memory = memory;

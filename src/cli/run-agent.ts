@@ -17,6 +17,7 @@ import { listenForInterrupts } from "./interrupts.js";
 import { canAsk, type CliIO, type InputStream } from "./io.js";
 import type { Logger } from "./logger.js";
 import { createTerminalPrompter } from "./prompt.js";
+import type { QueryInput } from "../models/input.js";
 import type { Renderer } from "./render.js";
 import { UsageError } from "./usage-error.js";
 import { agentFolder } from "../record/agent-folder.js";
@@ -28,7 +29,8 @@ export type Suspended = Extract<AgentEvent, { type: "suspended" }>;
 export type RunParameters = Omit<RunSettings, "model" | "configFile" | "warnings">;
 
 export interface ExecuteRunOptions {
-  prompt: string;
+  /** The prompt, or a user message with parts (`--image`). */
+  prompt: QueryInput;
   params: RunParameters;
   model: Model;
   tools: readonly AnyTool[];

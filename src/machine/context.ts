@@ -1,3 +1,4 @@
+import type { UserContent } from "../models/content.js";
 import type { AgentError, ErrorInfo } from "../errors/agent-error.js";
 import type { RunUsage } from "../events.js";
 import type { Message, ToolCall, ToolResult } from "../models/messages.js";
@@ -104,7 +105,7 @@ export interface LoopSettings {
 /** What a run was started with: fixed for the whole run. */
 export interface RunConfig {
   sessionId: string;
-  userInput: string;
+  userInput: UserContent;
   cwd: string;
   systemPrompt?: string;
   maxTurns: number;

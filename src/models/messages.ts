@@ -1,3 +1,5 @@
+import type { ContentPart, UserContent } from "./content.js";
+
 /**
  * The conversation as statecraft stores it: provider-agnostic messages. Providers map these to their wire format.
  */
@@ -43,7 +45,7 @@ export interface SystemMessage {
 
 export interface UserMessage {
   role: "user";
-  content: string;
+  content: UserContent;
 }
 
 export interface AssistantMessage {
@@ -61,7 +63,10 @@ export interface ToolMessage {
   role: "tool";
   toolCallId: string;
   name: string;
+  /** The result's text; with `parts`, the text parts joined (for providers and readers that take text only). */
   content: string;
+  /** The result's parts when it has more than text (an image a tool returned): providers that take them send these. */
+  parts?: ContentPart[];
   isError: boolean;
 }
 

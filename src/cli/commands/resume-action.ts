@@ -1,3 +1,4 @@
+import { userInputOf } from "../../models/input.js";
 import { resolve } from "node:path";
 import { AgentError } from "../../errors/agent-error.js";
 import type { PermissionAnswer } from "../../permissions/types.js";
@@ -48,7 +49,7 @@ export async function resumeAction(session: string, flags: ResumeCommandFlags, c
   );
   const surface = runSurface(io, output, flags.json === true);
   const outcome = await executeRun({
-    prompt: stored.settings.userInput,
+    prompt: userInputOf(stored.settings.userInput),
     params: { ...prepared.params, sessionId: session },
     model: prepared.created.model,
     tools: prepared.tools,
