@@ -129,7 +129,7 @@ const QUERY_KEYS = {
   shouldStopAfterTurn: true,
   onModelError: true,
 } as const satisfies Record<keyof QueryOptions, true>;
-const PERMISSION_KEYS = { mode: true, allow: true, ask: true, deny: true, onAsk: true, whenUnanswered: true } as const satisfies Record<keyof PermissionOptions, true>;
+const PERMISSION_KEYS = { mode: true, allow: true, ask: true, deny: true, onAsk: true, whenUnanswered: true, onDeny: true } as const satisfies Record<keyof PermissionOptions, true>;
 
 /** The names of query()'s options. */
 export const QUERY_OPTION_NAMES: readonly string[] = Object.keys(QUERY_KEYS);

@@ -189,6 +189,9 @@ function recordedSettings(options: QueryOptions, placement: RunPlacement): Recor
   if (permissions.whenUnanswered !== undefined && permissions.whenUnanswered !== "deny" && permissions.whenUnanswered !== "suspend") {
     throw fail(`options.permissions.whenUnanswered must be "deny" or "suspend", got ${JSON.stringify(permissions.whenUnanswered)}`);
   }
+  if (permissions.onDeny !== undefined && permissions.onDeny !== "end" && permissions.onDeny !== "continue") {
+    throw fail(`options.permissions.onDeny must be "end" or "continue", got ${JSON.stringify(permissions.onDeny)}`);
+  }
   const optional = (name: "maxTokens" | "contextWindow" | "reserveTokens" | "keepRecentTokens", min: number) => {
     const value = whole(name, min);
     return value === undefined ? {} : { [name]: value };
@@ -204,6 +207,7 @@ function recordedSettings(options: QueryOptions, placement: RunPlacement): Recor
       ask: [...(permissions.ask ?? [])],
       deny: [...(permissions.deny ?? [])],
       ...(permissions.whenUnanswered !== undefined ? { whenUnanswered: permissions.whenUnanswered } : {}),
+      ...(permissions.onDeny === "continue" ? { onDeny: "continue" as const } : {}),
     },
     maxRepeatedCalls: whole("maxRepeatedCalls", 1) ?? DEFAULT_MAX_REPEATED_CALLS,
     ...optional("maxTokens", 1),

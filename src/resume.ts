@@ -169,6 +169,7 @@ function prepareResumed(stored: StoredRun, options: ResumeOptions, cwd: string):
     ask: s.permissions.ask,
     deny: s.permissions.deny,
     ...(s.permissions.whenUnanswered ? { whenUnanswered: s.permissions.whenUnanswered } : {}),
+    ...(s.permissions.onDeny === "continue" ? { onDeny: "continue" as const } : {}),
     ...stripUndefined(options.permissions ?? {}),
   };
   const merged: QueryOptions = {

@@ -43,7 +43,7 @@ export interface ConfigFile {
   timeout?: number;
   systemPrompt?: string;
   trace?: string | false;
-  permissions?: { mode?: PermissionMode; allow?: string[]; ask?: string[]; deny?: string[] };
+  permissions?: { mode?: PermissionMode; allow?: string[]; ask?: string[]; deny?: string[]; onDeny?: "end" | "continue" };
 }
 
 /** Everything a run needs, resolved from flags, then the environment, then the config file. */
@@ -57,7 +57,7 @@ export interface RunSettings {
   sessionId?: string;
   /** A file, `false` for none, absent for the engine's default `<cwd>/.agent/trace.jsonl`. */
   traceFile?: string | false;
-  permissions: { mode?: PermissionMode; allow: string[]; ask: string[]; deny: string[] };
+  permissions: { mode?: PermissionMode; allow: string[]; ask: string[]; deny: string[]; onDeny?: "end" | "continue" };
   /** The config file that was read, if there was one. */
   configFile?: string;
   /** Settings of an untrusted project that were ignored, said on stderr before the run. */
@@ -90,7 +90,7 @@ export const NO_MODEL_MESSAGE = [
 ].join("\n");
 
 const CONFIG_KEYS = ["$schema", "model", "baseUrl", "maxTurns", "maxToolCalls", "timeout", "systemPrompt", "trace", "permissions"];
-const PERMISSION_KEYS = ["mode", "allow", "ask", "deny"];
+const PERMISSION_KEYS = ["mode", "allow", "ask", "deny", "onDeny"];
 
 function fail(file: string, what: string): never {
   throw new UsageError(`${file}: ${what}`);
@@ -176,6 +176,10 @@ function readConfig(file: string): LoadedConfig | undefined {
         fail(file, `"permissions.mode" must be one of ${PERMISSION_MODE_LIST}, got ${JSON.stringify(perms.mode)}`);
       }
       config.permissions.mode = perms.mode as PermissionMode;
+    }
+    if (perms.onDeny !== undefined) {
+      if (perms.onDeny !== "end" && perms.onDeny !== "continue") fail(file, `"permissions.onDeny" must be "end" or "continue", got ${JSON.stringify(perms.onDeny)}`);
+      config.permissions.onDeny = perms.onDeny;
     }
     for (const key of ["allow", "ask", "deny"] as const) {
       const rules = checkRules(file, key, perms[key]);
@@ -345,6 +349,9 @@ export function resolveRunSettings(flags: RunFlags, env: NodeJS.ProcessEnv, invo
   const settings: RunSettings = { cwd, model, permissions: { allow: rules("allow"), ask: rules("ask"), deny: rules("deny") }, warnings };
   const mode = flags.permissionMode ?? (trusted ? project.permissions?.mode : undefined) ?? own.permissions?.mode;
   if (mode !== undefined) settings.permissions.mode = mode;
+  // Not a loosening (a denied call stays denied), so a project's own choice applies trusted or not.
+  const onDeny = flags.onDeny ?? project.permissions?.onDeny ?? own.permissions?.onDeny;
+  if (onDeny !== undefined) settings.permissions.onDeny = onDeny;
   const maxTurns = flags.maxTurns ?? project.maxTurns ?? own.maxTurns;
   if (maxTurns !== undefined) settings.maxTurns = maxTurns;
   const maxToolCalls = flags.maxToolCalls ?? project.maxToolCalls ?? own.maxToolCalls;

@@ -112,6 +112,7 @@ export async function executeRun(options: ExecuteRunOptions): Promise<RunOutcome
     ask: params.permissions.ask,
     deny: params.permissions.deny,
     ...(options.onAsk === "suspend" ? { whenUnanswered: "suspend" as const } : {}),
+    ...(params.permissions.onDeny !== undefined ? { onDeny: params.permissions.onDeny } : {}),
   };
   if (options.answer) {
     const answer = options.answer;

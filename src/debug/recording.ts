@@ -230,6 +230,7 @@ function readOptions(value: unknown): RecordedOptions | string {
       deny: strings(p.deny),
       onAsk: p.onAsk === true,
       ...(p.whenUnanswered === "suspend" || p.whenUnanswered === "deny" ? { whenUnanswered: p.whenUnanswered } : {}),
+      ...(p.onDeny === "continue" ? { onDeny: "continue" as const } : {}),
     },
     tools,
   };

@@ -86,6 +86,7 @@ class RunReplay {
         allow: o.permissions.allow,
         ask: o.permissions.ask,
         deny: o.permissions.deny,
+        ...(o.permissions.onDeny === "continue" ? { onDeny: "continue" as const } : {}),
         // A question that suspended (whenUnanswered: "suspend", no onAsk) was answered later: by the recorded decision.
         ...(o.permissions.onAsk || o.permissions.whenUnanswered === "suspend" ? { onAsk: (request: PermissionRequest) => this.permissions.answer(request) } : {}),
       },

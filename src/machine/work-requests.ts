@@ -56,6 +56,7 @@ export function askPermissionInput(context: EngineContext): AskPermissionInput {
   const { answers, answeredBy } = context.durable;
   const input: AskPermissionInput = { calls: callsWith(context, "pending"), policy: context.deps.policy!, onAsk: permissions.onAsk };
   if (permissions.whenUnanswered !== undefined) input.whenUnanswered = permissions.whenUnanswered;
+  if (permissions.onDeny === "continue") input.onDeny = "continue";
   if (answers) input.answers = answers;
   if (answeredBy !== undefined) input.answeredBy = answeredBy;
   if (hooks.beforeToolCall) input.beforeToolCall = hooks.beforeToolCall;

@@ -9,6 +9,8 @@ export interface PermissionSettings {
   ask: string[];
   deny: string[];
   whenUnanswered?: "deny" | "suspend";
+  /** Absent for the default, "end". */
+  onDeny?: "continue";
 }
 
 /**
