@@ -144,3 +144,5 @@ export type { ContentPart, TextPart, ImagePart, FilePart, BinaryInput, ContentPa
 export { contentText } from "./models/content.js";
 export type { QueryInput, UserMessageInput, ToolMessageInput, InputMessage } from "./models/input.js";
 export type { OutputRequest } from "./models/model.js";
+export type { OutputSchema, OutputOf } from "./tools/output-schema.js";
+export { outputInstructions } from "./models/output.js";

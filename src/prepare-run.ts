@@ -21,6 +21,7 @@ import {
 import { createPermissionPolicy } from "./permissions/policy.js";
 import type { PermissionPolicy } from "./permissions/types.js";
 import type { AnyTool } from "./tools/define-tool.js";
+import { compileOutput } from "./tools/output-schema.js";
 import { agentFolder } from "./record/agent-folder.js";
 import type { RecordedSettings } from "./record/settings-record.js";
 import { checkStoreOptions, isRunStore } from "./store-option.js";
@@ -76,6 +77,7 @@ export function prepare(given: QueryInput, options: QueryOptions, placement: Run
     policy,
     hooks: checkHooks(options),
     ...(options.summarize ? { summarize: options.summarize } : {}),
+    ...(options.output !== undefined ? { output: { ...compileOutput(options.output), retries: checkOutputRetries(options.outputRetries) } } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
   };
   const input: EngineInput = {
@@ -100,6 +102,14 @@ export function prepare(given: QueryInput, options: QueryOptions, placement: Run
     ...(placement.forkedAt ? { forkedAt: placement.forkedAt } : {}),
     ...(givenHistory ? { givenHistory: true } : {}),
   };
+}
+
+export const DEFAULT_OUTPUT_RETRIES = 2;
+
+function checkOutputRetries(given: unknown): number {
+  if (given === undefined) return DEFAULT_OUTPUT_RETRIES;
+  if (typeof given !== "number" || !Number.isInteger(given) || given < 0) throw fail(`options.outputRetries must be a whole number ≥ 0, got ${JSON.stringify(given)}`);
+  return given;
 }
 
 function checkModel(model: Model | undefined): Model {

@@ -80,6 +80,7 @@ export function tracedOptionsOf(settings: RunSettings): TracedRunOptions {
     maxDelegationDepth: loop.maxDelegationDepth,
     hooks: Object.keys(deps.hooks),
     permissions: { ...rules, onAsk: deps.permissions.onAsk !== undefined, ...(whenUnanswered !== undefined ? { whenUnanswered } : {}) },
+    ...(deps.output ? { output: deps.output.request.schema, outputRetries: deps.output.retries } : {}),
     tools: [...deps.tools.values()].map((t) => ({
       name: t.name,
       description: t.description,

@@ -222,6 +222,8 @@ function readOptions(value: unknown): RecordedOptions | string {
     ...optional("maxRepeatedCalls"),
     ...optional("maxTokens"),
     ...optional("maxDelegationDepth"),
+    ...(o.output !== null && typeof o.output === "object" && !Array.isArray(o.output) ? { output: o.output as Record<string, unknown> } : {}),
+    ...optional("outputRetries"),
     hooks: strings(o.hooks),
     permissions: {
       mode: typeof p.mode === "string" ? p.mode : "default",

@@ -97,6 +97,8 @@ class RunReplay {
       ...(o.keepRecentTokens !== undefined ? { keepRecentTokens: o.keepRecentTokens } : {}),
       ...(o.maxRepeatedCalls !== undefined ? { maxRepeatedCalls: o.maxRepeatedCalls } : {}),
       ...(o.maxTokens !== undefined ? { maxTokens: o.maxTokens } : {}),
+      // The answer is checked again against the schema the model was asked for, as recorded.
+      ...(o.output !== undefined ? { output: o.output, ...(o.outputRetries !== undefined ? { outputRetries: o.outputRetries } : {}) } : {}),
       ...(o.maxDelegationDepth !== undefined ? { maxDelegationDepth: o.maxDelegationDepth } : {}),
       ...this.hooks.options(),
     };

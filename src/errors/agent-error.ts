@@ -31,6 +31,8 @@ export type AgentErrorCode =
   | "RUN_BUSY"
   | "RUN_NOT_FOUND"
   | "RUN_DAMAGED"
+  /** The final answer did not match `query()`'s `output` schema after `outputRetries` more tries: the run ends `model_error`. */
+  | "OUTPUT_INVALID"
   | (string & {});
 
 export interface AgentErrorOptions {

@@ -39,6 +39,7 @@ export function callModelInput(context: EngineContext): CallModelInput {
     model: context.deps.model,
     request: { messages: context.messages.toArray(), tools: context.deps.toolSpecs, sessionId: context.run.sessionId, turn: context.turn - 1 },
   };
+  if (context.deps.output) input.request.output = context.deps.output.request;
   if (hooks.transformContext) input.transformContext = hooks.transformContext;
   if (pace) input.pace = pace;
   return input;

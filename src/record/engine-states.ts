@@ -9,6 +9,7 @@ export const ENGINE_STATES = [
   "execute_tool",
   "append_tool_result",
   "recover",
+  "validate_output",
   "done",
 ] as const;
 
