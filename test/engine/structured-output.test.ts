@@ -2,6 +2,8 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { replay } from "../../src/debug/replay.js";
+import { machineChart } from "../../src/inspect/chart.js";
+import { engineMachine } from "../../src/machine/engine.js";
 import { loadSession } from "../../src/debug/session.js";
 import { scriptedModel } from "../../src/models/scripted.js";
 import { query } from "../../src/query.js";
@@ -93,6 +95,12 @@ describe("query({ output }): the final answer checked in validate_output", () =>
     const { events, result } = await collect(query("a film", { model, cwd, output: Movie, tools: builtinTools() }));
     expect(states(events).filter((s) => s === "state:validate_output")).toHaveLength(1);
     expect(result.status === "completed" && result.output).toMatchObject({ title: "Alien" });
+  });
+
+  it("the chart shows validate_output between the model's answer and done", () => {
+    const arrows = machineChart(engineMachine).edges.map((e) => `${e.from}>${e.to}${e.label ? ` ${e.label}` : ""}`);
+    expect(arrows).toContain("model>validate_output done [outputRequested]");
+    expect(arrows).toEqual(expect.arrayContaining([expect.stringMatching(/^validate_output>done \[outputValid\]/), expect.stringMatching(/^validate_output>build_context /)]));
   });
 
   it("a bad output option is INVALID_OPTIONS naming it", () => {
