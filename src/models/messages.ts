@@ -20,6 +20,8 @@ export interface ToolCall<Input = unknown, Name extends string = string> {
 export interface ToolResult {
   content: string;
   isError: boolean;
+  /** The result's parts when the tool returned more than text (an image): its text parts joined are `content`. */
+  parts?: ContentPart[];
   /** What the tool returned beside its text (an MCP tool's `structuredContent`): for the caller and the trace, never sent to the model. */
   details?: Record<string, unknown>;
 }

@@ -1,5 +1,6 @@
 import type { FromSchema, JSONSchema } from "json-schema-to-ts";
 import { AgentError } from "../errors/agent-error.js";
+import type { ContentPartInput } from "../models/content.js";
 import type { ToolCall } from "../models/messages.js";
 import { standardToJsonSchema } from "./schema-json.js";
 import { isStandardSchema, type InferSchemaOutput, type StandardSchemaV1 } from "./standard-schema.js";
@@ -60,9 +61,10 @@ export interface RunInfo {
 
 /**
  * A tool's result: plain text, or text flagged as an error the model should see as one, with optional `details`
- * (JSON data for the caller and the trace; the model sees only `content`).
+ * (JSON data for the caller and the trace; the model sees only `content`). `content` may be parts (text and images,
+ * e.g. a screenshot) for a model that takes them; the text parts are its text for the rest.
  */
-export type ToolOutput = string | { content: string; isError?: boolean; details?: Record<string, unknown> };
+export type ToolOutput = string | { content: string | readonly ContentPartInput[]; isError?: boolean; details?: Record<string, unknown> };
 
 export interface ToolConfig<Input = Record<string, unknown>, Name extends string = string> {
   /** Letters, digits, `_` and `-`, at most 64 characters (what model APIs accept). */

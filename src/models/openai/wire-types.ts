@@ -42,6 +42,7 @@ export interface WireRequestBody {
   stream_options: { include_usage: true };
   tools?: WireTool[];
   parallel_tool_calls?: boolean;
+  response_format?: { type: "json_schema"; json_schema: { name: string; schema: Record<string, unknown>; strict: boolean } };
   temperature?: number;
   max_tokens?: number;
   max_completion_tokens?: number;
