@@ -54,6 +54,8 @@ export interface ExecuteRunOptions {
   inspect?: { port?: number };
   /** `--on-ask suspend`: a question nobody can answer here suspends the run (and the run is durable). */
   onAsk?: "deny" | "suspend";
+  /** `--output-schema FILE`: the JSON Schema of the final answer. */
+  output?: Record<string, unknown>;
   /** Starts the run instead of `query(prompt, options)` (`statecraft resume`). */
   start?: (options: QueryOptions) => QueryRun;
 }
@@ -144,6 +146,7 @@ export async function executeRun(options: ExecuteRunOptions): Promise<RunOutcome
       ...(params.sessionId !== undefined ? { sessionId: params.sessionId } : {}),
       ...(params.traceFile !== undefined ? { traceFile: params.traceFile } : {}),
       ...(options.inspect ? { inspect: options.inspect } : {}),
+      ...(options.output ? { output: options.output } : {}),
     };
     run = options.start ? options.start(queryOptions) : query(options.prompt, queryOptions);
   } catch (error) {

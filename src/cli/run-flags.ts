@@ -57,7 +57,7 @@ export function parsePort(value: string): number {
   return n;
 }
 
-function collect(value: string, previous: string[] | undefined): string[] {
+export function collect(value: string, previous: string[] | undefined): string[] {
   if (value.trim() === "") throw new InvalidArgumentError("a rule can't be empty; write Tool or Tool(pattern), e.g. bash(npm test).");
   return [...(previous ?? []), value];
 }
