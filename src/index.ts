@@ -146,3 +146,4 @@ export type { QueryInput, UserMessageInput, ToolMessageInput, InputMessage } fro
 export type { OutputRequest } from "./models/model.js";
 export type { OutputSchema, OutputOf } from "./tools/output-schema.js";
 export { outputInstructions } from "./models/output.js";
+export type { OnDeny } from "./record/permission-options.js";
