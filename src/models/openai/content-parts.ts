@@ -1,5 +1,6 @@
 import { AgentError } from "../../errors/agent-error.js";
 import type { ContentPart } from "../content.js";
+import type { Message } from "../messages.js";
 import type { WireContentPart } from "./wire-types.js";
 
 /**
@@ -35,3 +36,11 @@ function dataUrl(mediaType: string | undefined, base64: string, what: string): s
   if (!mediaType) throw new AgentError("INVALID_OPTIONS", `an ${what} part given as base64 data needs its mediaType (e.g. "image/png")`);
   return `data:${mediaType};base64,${base64}`;
 }
+
+/** Whether a request sends images or files: a server that refuses it is told apart from other bad requests. */
+export function carriesMedia(messages: readonly Message[]): boolean {
+  return messages.some((m) => (m.role === "user" && typeof m.content !== "string" && m.content.some((p) => p.type !== "text")) || (m.role === "tool" && m.parts?.some((p) => p.type !== "text")));
+}
+
+/** Said after a 4xx answer to a request with images or files. */
+export const MEDIA_REFUSED = " (the request carried images or files: this model or server may not take them; use a vision model, or leave the images out)";

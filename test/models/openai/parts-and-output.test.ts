@@ -50,6 +50,14 @@ describe("the OpenAI-compatible provider: content parts", () => {
     });
   });
 
+  it("a server that refuses a request with images says so, with what to do", async () => {
+    server.enqueue(replies.error(400, "image_url is only supported by certain models", { type: "invalid_request_error" }));
+    const { result } = await collect(query({ role: "user", content: [{ type: "text", text: "?" }, { type: "image", image: new Uint8Array(PNG) }] }, { model: model(), cwd }));
+    expect(result.reason).toBe("model_error");
+    expect(result.error?.message).toContain("image_url is only supported by certain models");
+    expect(result.error?.message).toContain("the request carried images or files: this model or server may not take them");
+  });
+
   it("an image a tool returned follows the tool results as a user message (tool messages take text only)", async () => {
     const snap = defineTool({
       name: "snap",
