@@ -69,7 +69,7 @@ const stop = (cause: StopCause) => ({ type: "stopWith", params: { cause } }) as 
 const cancel = (effect: EffectName) => ({ type: "cancelWork", params: { effect } }) as const;
 
 /**
- * The engine: the seed's EngineState as an XState v5 machine. Its atomic and final states are exactly the seed's ten;
+ * The engine: the seed's EngineState as an XState v5 machine. Its atomic and final states are the seed's ten and validate_output (runs with `output`);
  * `call_model` and `stream_text` share the compound `model` so one model invocation lives across both.
  * The machine only decides: I/O happens in the invoked actors, bookkeeping in the named actions, and everything a
  * caller sees is emitted or observed (trace, transcript, audit and the event bridge observe the actor).
