@@ -102,6 +102,8 @@ export interface TurnEndEvent {
   toolCalls: number;
   usage: RunUsage;
   error?: ErrorInfo;
+  /** With `query()`'s `output`: the validated final answer (as `result.output`). */
+  output?: unknown;
 }
 
 /**
@@ -153,14 +155,19 @@ export type EmittedEvent = Extract<
 export type QueueMode = "one-at-a-time" | "all";
 
 /** The generator's return value: a finished run, or one suspended at a permission question. */
-export type RunResult = CompletedRunResult | SuspendedRunResult;
+export type RunResult<Output = unknown> = CompletedRunResult<Output> | SuspendedRunResult;
 
 /** A run that ran to its `turn_end`. */
-export interface CompletedRunResult {
+export interface CompletedRunResult<Output = unknown> {
   status: "completed";
   reason: StopReason;
   /** The final assistant text (the last model output's text). */
   text: string;
+  /**
+   * With `query()`'s `output`: the final answer as the schema parsed it, typed from the schema. Set when the run
+   * ended `final_answer`; absent otherwise (an answer that never matched ends `model_error`, `OUTPUT_INVALID`).
+   */
+  output?: Output;
   /** The whole conversation after the run, as stored in the transcript. */
   messages: Message[];
   usage: RunUsage;

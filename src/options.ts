@@ -1,5 +1,6 @@
 import { AgentError } from "./errors/agent-error.js";
 import type { AnyTool, ToolCallOf } from "./tools/define-tool.js";
+import type { OutputSchema } from "./tools/output-schema.js";
 import { nearestName } from "./util/nearest-name.js";
 import type { Model } from "./models/model.js";
 import type { PermissionOptions } from "./permissions/types.js";
@@ -19,6 +20,14 @@ export interface QueryOptions<Tools extends readonly AnyTool[] = readonly AnyToo
   /** The model: `scriptedModel(...)`, `openaiModel(...)`, or any `Model`. */
   model: Model;
   tools?: Tools;
+  /**
+   * The shape of the final answer: a Standard Schema (zod, valibot, arktype, …) or a JSON Schema (an object, an array
+   * or a primitive). The model is asked for it; the engine checks the answer in `validate_output` and gives the parsed
+   * value as `result.output`. An answer that does not match goes back to the model with the errors.
+   */
+  output?: OutputSchema;
+  /** How many times an answer that does not match `output` is sent back to be answered again (default 2; each is a model call, counted against maxTurns). */
+  outputRetries?: number;
   /** At most this many model calls per run (default 8). */
   maxTurns?: number;
   /** At most this many tool executions per run (default 12). */
@@ -137,8 +146,10 @@ const QUERY_KEYS = {
   prepareNextTurn: true,
   shouldStopAfterTurn: true,
   onModelError: true,
+  output: true,
+  outputRetries: true,
 } as const satisfies Record<keyof QueryOptions, true>;
-const PERMISSION_KEYS = { mode: true, allow: true, ask: true, deny: true, onAsk: true, whenUnanswered: true } as const satisfies Record<keyof PermissionOptions, true>;
+const PERMISSION_KEYS = { mode: true, allow: true, ask: true, deny: true, onAsk: true, whenUnanswered: true, onDeny: true } as const satisfies Record<keyof PermissionOptions, true>;
 
 /** The names of query()'s options. */
 export const QUERY_OPTION_NAMES: readonly string[] = Object.keys(QUERY_KEYS);

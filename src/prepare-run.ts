@@ -4,6 +4,7 @@ import { isAbsolute, join, resolve } from "node:path";
 import { AgentError } from "./errors/agent-error.js";
 import { HOOK_NAMES, type AgentHooks } from "./hooks.js";
 import type { EngineDeps, EngineInput, Inbox, LoopSettings } from "./machine/context.js";
+import { normalizeInput, type QueryInput } from "./models/input.js";
 import type { Message } from "./models/messages.js";
 import type { Model } from "./models/model.js";
 import {
@@ -20,6 +21,7 @@ import {
 import { createPermissionPolicy } from "./permissions/policy.js";
 import type { PermissionPolicy } from "./permissions/types.js";
 import type { AnyTool } from "./tools/define-tool.js";
+import { compileOutput } from "./tools/output-schema.js";
 import { agentFolder } from "./record/agent-folder.js";
 import type { RecordedSettings } from "./record/settings-record.js";
 import { checkStoreOptions, isRunStore } from "./store-option.js";
@@ -47,9 +49,12 @@ export interface RunPlacement {
 const fail = (message: string) => new AgentError("INVALID_OPTIONS", message);
 
 /** Checks query()'s options and makes the run's settings (its permission policy included, built here once). */
-export function prepare(userInput: string, options: QueryOptions, placement: RunPlacement = {}): RunSettings {
-  if (typeof userInput !== "string") throw fail(`query(input, options): input must be a string, got ${typeof userInput}`);
+export function prepare(given: QueryInput, options: QueryOptions, placement: RunPlacement = {}): RunSettings {
+  const { userInput, history: givenHistory } = normalizeInput(given);
   if (!options || typeof options !== "object") throw fail("query(input, options): options are required, at least { model }");
+  if (givenHistory && (placement.history || placement.sessionId !== undefined || options.sessionId !== undefined)) {
+    throw fail("query(input, options): a list of messages starts a new conversation; to continue a session, give it a prompt or one user message");
+  }
   const model = checkModel(options.model);
   const recorded = recordedSettings(options, placement);
   const cwd = checkCwd(options.cwd);
@@ -73,6 +78,7 @@ export function prepare(userInput: string, options: QueryOptions, placement: Run
     policy,
     hooks: checkHooks(options),
     ...(options.summarize ? { summarize: options.summarize } : {}),
+    ...(options.output !== undefined ? { output: { ...compileOutput(options.output), retries: checkOutputRetries(options.outputRetries) } } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
   };
   // The warning ("not sandboxed here") goes where the run's warnings go, once, when a first process starts.
@@ -88,7 +94,7 @@ export function prepare(userInput: string, options: QueryOptions, placement: Run
     deps,
     loop: loopOf(recorded, model, placement, traceFile),
     ...(placement.inbox ? { inbox: placement.inbox } : {}),
-    ...(placement.history ? { history: placement.history } : {}),
+    ...(placement.history ? { history: placement.history } : givenHistory ? { history: givenHistory } : {}),
   };
   return {
     input,
@@ -97,7 +103,16 @@ export function prepare(userInput: string, options: QueryOptions, placement: Run
     continued: options.sessionId !== undefined || placement.sessionId !== undefined,
     queueModes: placement.steeringMode !== undefined,
     ...(placement.forkedAt ? { forkedAt: placement.forkedAt } : {}),
+    ...(givenHistory ? { givenHistory: true } : {}),
   };
+}
+
+export const DEFAULT_OUTPUT_RETRIES = 2;
+
+function checkOutputRetries(given: unknown): number {
+  if (given === undefined) return DEFAULT_OUTPUT_RETRIES;
+  if (typeof given !== "number" || !Number.isInteger(given) || given < 0) throw fail(`options.outputRetries must be a whole number ≥ 0, got ${JSON.stringify(given)}`);
+  return given;
 }
 
 function checkModel(model: Model | undefined): Model {
@@ -187,6 +202,9 @@ function recordedSettings(options: QueryOptions, placement: RunPlacement): Recor
   if (permissions.whenUnanswered !== undefined && permissions.whenUnanswered !== "deny" && permissions.whenUnanswered !== "suspend") {
     throw fail(`options.permissions.whenUnanswered must be "deny" or "suspend", got ${JSON.stringify(permissions.whenUnanswered)}`);
   }
+  if (permissions.onDeny !== undefined && permissions.onDeny !== "end" && permissions.onDeny !== "continue") {
+    throw fail(`options.permissions.onDeny must be "end" or "continue", got ${JSON.stringify(permissions.onDeny)}`);
+  }
   const optional = (name: "maxTokens" | "contextWindow" | "reserveTokens" | "keepRecentTokens", min: number) => {
     const value = whole(name, min);
     return value === undefined ? {} : { [name]: value };
@@ -202,6 +220,7 @@ function recordedSettings(options: QueryOptions, placement: RunPlacement): Recor
       ask: [...(permissions.ask ?? [])],
       deny: [...(permissions.deny ?? [])],
       ...(permissions.whenUnanswered !== undefined ? { whenUnanswered: permissions.whenUnanswered } : {}),
+      ...(permissions.onDeny === "continue" ? { onDeny: "continue" as const } : {}),
     },
     maxRepeatedCalls: whole("maxRepeatedCalls", 1) ?? DEFAULT_MAX_REPEATED_CALLS,
     ...optional("maxTokens", 1),

@@ -1,4 +1,7 @@
 import { AgentError } from "./errors/agent-error.js";
+import { contentText } from "./models/content.js";
+import type { QueryInput } from "./models/input.js";
+import type { OutputOf, OutputSchema } from "./tools/output-schema.js";
 import type { AgentEvent, RunResult } from "./events.js";
 import { defaultLogger, type Logger } from "./logger.js";
 import type { EngineContext } from "./machine/context.js";
@@ -31,7 +34,7 @@ import { placeOf, type RunMemory, type RunPlace } from "./store-option.js";
  * A running query: the event stream, plus `abort()` (ends the run `user_abort`). `Call` types the tool calls of its
  * events (query() infers it from `options.tools`).
  */
-export interface QueryRun<Call extends ToolCall = ToolCall> extends AsyncGenerator<AgentEvent<Call>, RunResult, undefined> {
+export interface QueryRun<Call extends ToolCall = ToolCall, Output = unknown> extends AsyncGenerator<AgentEvent<Call>, RunResult<Output>, undefined> {
   abort(): void;
   readonly sessionId: string;
   /**
@@ -40,7 +43,7 @@ export interface QueryRun<Call extends ToolCall = ToolCall> extends AsyncGenerat
    * (what the first next() throws: INVALID_OPTIONS, SESSION_BUSY…), or with `USER_ABORT` when the loop over the
    * events stopped before the last one. It settles only as the events are read.
    */
-  readonly result: Promise<RunResult>;
+  readonly result: Promise<RunResult<Output>>;
   /**
    * The run's trace lines so far, with `store: "memory"` (docs/durable.md, "Where a run is kept"); its subagents'
    * lines among them, as in a trace file. With another store it throws `INVALID_OPTIONS`: the trace is in its file
@@ -61,11 +64,14 @@ export type { RunSettings, HostedRun } from "./run-settings.js";
  * Exactly one `turn_end` comes last; the generator's return value is the run's result.
  * Invalid options throw an `AgentError` (`INVALID_OPTIONS`) at once, naming the option and how to fix it.
  */
-export function query<const Tools extends readonly AnyTool[] = readonly AnyTool[]>(input: string, options: QueryOptions<Tools>): QueryRun<ToolCallOf<Tools>> {
+export function query<const Tools extends readonly AnyTool[] = readonly AnyTool[], const Output extends OutputSchema | undefined = undefined>(
+  input: QueryInput,
+  options: QueryOptions<Tools> & { output?: Output },
+): QueryRun<ToolCallOf<Tools>, OutputOf<Output>> {
   // A one-run session: the same engine, with empty queues. The engine holds the tools and hooks untyped.
   const untyped = options as unknown as QueryOptions;
   if (untyped && typeof untyped === "object") checkOptionNames(untyped, QUERY_OPTION_NAMES, "query()");
-  return startRun(prepare(input, untyped), untyped) as QueryRun<ToolCallOf<Tools>>;
+  return startRun(prepare(input, untyped), untyped) as unknown as QueryRun<ToolCallOf<Tools>, OutputOf<Output>>;
 }
 
 /** How a run is tied to what started it (a session's inbox, a parent run). */
@@ -151,7 +157,7 @@ async function* runEngine(
   input.deps.warn = (message) => logger.warn({ sessionId: input.sessionId }, `statecraft: ${message}`);
   const opened = await openRun(prepared, options, logger, lifecycle);
   const { inspector, release } = opened;
-  const inspected = inspector?.attach({ sessionId: input.sessionId, input: input.userInput, runOptions: tracedOptionsOf(prepared) });
+  const inspected = inspector?.attach({ sessionId: input.sessionId, input: contentText(input.userInput), runOptions: tracedOptionsOf(prepared) });
   if (inspector && inspected) input.deps.permissions = askThroughInspector(input.deps.permissions, inspector, inspected);
   const memory = opened.place.memory ? keepInMemory(prepared, opened.place.memory) : undefined;
   control.memory = memory;

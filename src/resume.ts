@@ -1,3 +1,4 @@
+import { userInputOf } from "./models/input.js";
 import { resolve } from "node:path";
 import { AgentError } from "./errors/agent-error.js";
 import type { AgentEvent, RunResult } from "./events.js";
@@ -169,6 +170,7 @@ function prepareResumed(stored: StoredRun, options: ResumeOptions, cwd: string):
     ask: s.permissions.ask,
     deny: s.permissions.deny,
     ...(s.permissions.whenUnanswered ? { whenUnanswered: s.permissions.whenUnanswered } : {}),
+    ...(s.permissions.onDeny === "continue" ? { onDeny: "continue" as const } : {}),
     ...stripUndefined(options.permissions ?? {}),
   };
   const merged: QueryOptions = {
@@ -191,7 +193,7 @@ function prepareResumed(stored: StoredRun, options: ResumeOptions, cwd: string):
   };
   // A run kept in memory recorded its trace's default path; kept in memory again, it writes no file.
   if (options.store === "memory" && typeof merged.traceFile === "string") delete merged.traceFile;
-  return prepare(s.userInput, merged, {
+  return prepare(userInputOf(s.userInput), merged, {
     sessionId: stored.sessionId,
     history: storedMessages(stored),
     inbox: { steering: [...stored.inbox.steering], followUp: [...stored.inbox.followUp] },

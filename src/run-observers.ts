@@ -51,7 +51,7 @@ export function runObservers(prepared: RunSettings, parts: RunObserverParts): Ru
       sessionId: input.sessionId,
       secrets,
       onError,
-      ...(prepared.resumed?.recovered ? { reset: true } : {}),
+      ...(prepared.resumed?.recovered || prepared.givenHistory ? { reset: true } : {}),
       ...(sinks ? { out: sinks.transcript } : {}),
       // Lines kept in memory are the engine's alone: nothing to sign them against, and no key is made.
       ...(sinks?.transcript instanceof MemoryLines ? { signed: false } : {}),

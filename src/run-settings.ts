@@ -23,6 +23,8 @@ export interface RunSettings {
   /** The run's queue modes were given (a session's run): the trace records them. */
   queueModes: boolean;
   forkedAt?: { sessionId: string; seq: number };
+  /** The caller gave the conversation to start from (a message list): the transcript records it whole. */
+  givenHistory?: true;
   /** A resumed run (resume.ts): where its trace goes on, the `resumed` line, and the run store it came from. */
   resumed?: { seq: number; fields: Record<string, unknown>; store: RunStore; release: () => Promise<void>; recovered: boolean };
   /** A run hosted by another engine (statecraft/dbos): its effects, and where its lines go. */
@@ -78,6 +80,7 @@ export function tracedOptionsOf(settings: RunSettings): TracedRunOptions {
     maxDelegationDepth: loop.maxDelegationDepth,
     hooks: Object.keys(deps.hooks),
     permissions: { ...rules, onAsk: deps.permissions.onAsk !== undefined, ...(whenUnanswered !== undefined ? { whenUnanswered } : {}) },
+    ...(deps.output ? { output: deps.output.request.schema, outputRetries: deps.output.retries } : {}),
     tools: [...deps.tools.values()].map((t) => ({
       name: t.name,
       description: t.description,

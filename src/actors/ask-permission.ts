@@ -2,6 +2,7 @@ import { AgentError } from "../errors/agent-error.js";
 import { callHook, type AgentHooks } from "../hooks.js";
 import type { ToolCall } from "../models/messages.js";
 import type { AskAnswer, PermissionAnswer, PermissionOptions, PermissionPolicy, PermissionRecord, WhenUnanswered } from "../permissions/types.js";
+import type { OnDeny } from "../record/permission-options.js";
 import type { AnyTool } from "../tools/define-tool.js";
 import { abortable } from "../util/abortable.js";
 import type { Report } from "./report.js";
@@ -12,6 +13,8 @@ export interface AskPermissionInput {
   onAsk: PermissionOptions["onAsk"];
   /** What a question gets with no `onAsk`. Default "deny". */
   whenUnanswered?: WhenUnanswered;
+  /** `"continue"`: a deny does not end the response, so the calls after it are decided too. */
+  onDeny?: OnDeny;
   /** Answers given to resume(), by call id: they answer those calls' questions instead of `onAsk` (`by: "human"`). */
   answers?: Readonly<Record<string, PermissionAnswer>>;
   /** Who or where the `answers` came from (free text), recorded with them. */
@@ -95,7 +98,7 @@ export async function askPermission(input: AskPermissionInput, signal: AbortSign
     }
     const { decision, subject } = decided;
     steps.push({ toolCallId: call.id, kind: "decided", decision, ...(edited ? { input: call.input } : {}), ...(subject !== undefined ? { subject } : {}) });
-    if (decision.decision === "deny") break;
+    if (decision.decision === "deny" && input.onDeny !== "continue") break;
   }
   return steps;
 }

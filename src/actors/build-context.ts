@@ -1,3 +1,4 @@
+import type { UserContent } from "../models/content.js";
 import { planCompaction, SUMMARY_PREFIX, modelSummarizer, type Summarize } from "../compaction/compact.js";
 import { estimateContextTokens, estimateTokensOf, type UsageAnchor } from "../compaction/estimate.js";
 import { AgentError } from "../errors/agent-error.js";
@@ -12,7 +13,7 @@ export interface BuildContextInput {
   first: boolean;
   sessionId: string;
   cwd: string;
-  userInput: string;
+  userInput: UserContent;
   systemPrompt?: string;
   /** The run's policy (built with its settings): the session's remembered allow rules are added to it here. */
   policy: PermissionPolicy;

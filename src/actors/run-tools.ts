@@ -3,6 +3,8 @@ import { AgentError, toAgentError } from "../errors/agent-error.js";
 import type { AgentEvent } from "../events.js";
 import { callHook, type AgentHooks } from "../hooks.js";
 import type { ToolCall, ToolResult } from "../models/messages.js";
+import { contentText, type ContentPart, type ContentPartInput } from "../models/content.js";
+import { contentParts } from "../models/input.js";
 import { recheckDecision, type DecidedCall } from "../permissions/recheck.js";
 import type { PermissionPolicy } from "../permissions/types.js";
 import type { AnyTool, RunInfo, ToolOutput, ToolProgress } from "../tools/define-tool.js";
@@ -210,15 +212,27 @@ function relayTo(report: Report): (event: AgentEvent) => void {
 
 function normaliseOutput(output: ToolOutput, tool: AnyTool): ToolResult {
   if (typeof output === "string") return { content: truncateMiddle(output, tool.maxOutputChars), isError: false };
-  if (output === null || typeof output !== "object" || typeof output.content !== "string") {
+  if (output === null || typeof output !== "object" || (typeof output.content !== "string" && !Array.isArray(output.content))) {
     throw new AgentError(
       "TOOL_FAILED",
-      `tool ${tool.name} returned ${JSON.stringify(output)}; execute must return a string or { content: string, isError?: boolean }`,
+      `tool ${tool.name} returned ${JSON.stringify(output)}; execute must return a string or { content: string | parts, isError?: boolean }`,
     );
   }
-  const result: ToolResult = { content: truncateMiddle(output.content, tool.maxOutputChars), isError: output.isError === true };
+  const parts = typeof output.content === "string" ? undefined : toolParts(output.content, tool);
+  const text = parts ? contentText(parts) || "(the result is an image)" : (output.content as string);
+  const result: ToolResult = { content: truncateMiddle(text, tool.maxOutputChars), isError: output.isError === true };
+  if (parts) result.parts = parts;
   const details = detailsOf(output.details, tool.maxOutputChars);
   return details ? { ...result, details } : result;
+}
+
+/** A tool's parts with binary data as base64; a part that is not valid fails the call, naming the tool. */
+function toolParts(parts: readonly ContentPartInput[], tool: AnyTool): ContentPart[] {
+  try {
+    return contentParts(parts, "content");
+  } catch (error) {
+    throw new AgentError("TOOL_FAILED", `tool ${tool.name} returned parts that are not valid: ${(error as Error).message.replace(/^query\(input, options\): /, "")}`);
+  }
 }
 
 /**

@@ -58,7 +58,7 @@ export interface ConfigFile {
   timeout?: number;
   systemPrompt?: string;
   trace?: string | false;
-  permissions?: { mode?: PermissionMode; allow?: string[]; ask?: string[]; deny?: string[] };
+  permissions?: { mode?: PermissionMode; allow?: string[]; ask?: string[]; deny?: string[]; onDeny?: "end" | "continue" };
   /** Send the run's spans to the OTLP endpoint of the OTEL_* variables (as `--otel`). */
   otel?: boolean;
   /** The sandbox of the processes a run starts (docs/sandbox.md); a project's applies only in a trusted folder. */
@@ -76,7 +76,7 @@ export interface RunSettings {
   sessionId?: string;
   /** A file, `false` for none, absent for the engine's default `<cwd>/.agent/trace.jsonl`. */
   traceFile?: string | false;
-  permissions: { mode?: PermissionMode; allow: string[]; ask: string[]; deny: string[] };
+  permissions: { mode?: PermissionMode; allow: string[]; ask: string[]; deny: string[]; onDeny?: "end" | "continue" };
   /** `--otel` or `"otel": true`: spans to the OTLP endpoint of the OTEL_* variables (statecraft/otel). */
   otel?: boolean;
   /** `--sandbox`, else a trusted project's `sandbox`, else the user's; absent: the engine's default ("auto"). */
@@ -114,7 +114,7 @@ export const NO_MODEL_MESSAGE = [
 ].join("\n");
 
 const CONFIG_KEYS = ["$schema", "provider", "model", "baseUrl", "maxTurns", "maxToolCalls", "timeout", "systemPrompt", "trace", "permissions", "otel", "sandbox"];
-const PERMISSION_KEYS = ["mode", "allow", "ask", "deny"];
+const PERMISSION_KEYS = ["mode", "allow", "ask", "deny", "onDeny"];
 
 function fail(file: string, what: string): never {
   throw new UsageError(`${file}: ${what}`);
@@ -208,6 +208,10 @@ function readConfig(file: string): LoadedConfig | undefined {
         fail(file, `"permissions.mode" must be one of ${PERMISSION_MODE_LIST}, got ${JSON.stringify(perms.mode)}`);
       }
       config.permissions.mode = perms.mode as PermissionMode;
+    }
+    if (perms.onDeny !== undefined) {
+      if (perms.onDeny !== "end" && perms.onDeny !== "continue") fail(file, `"permissions.onDeny" must be "end" or "continue", got ${JSON.stringify(perms.onDeny)}`);
+      config.permissions.onDeny = perms.onDeny;
     }
     for (const key of ["allow", "ask", "deny"] as const) {
       const rules = checkRules(file, key, perms[key]);
@@ -440,6 +444,9 @@ export function resolveRunSettings(flags: RunFlags, env: NodeJS.ProcessEnv, invo
   const settings: RunSettings = { cwd, model, permissions: { allow: rules("allow"), ask: rules("ask"), deny: rules("deny") }, warnings };
   const mode = flags.permissionMode ?? (trusted ? project.permissions?.mode : undefined) ?? own.permissions?.mode;
   if (mode !== undefined) settings.permissions.mode = mode;
+  // Not a loosening (a denied call stays denied), so a project's own choice applies trusted or not.
+  const onDeny = flags.onDeny ?? project.permissions?.onDeny ?? own.permissions?.onDeny;
+  if (onDeny !== undefined) settings.permissions.onDeny = onDeny;
   const maxTurns = flags.maxTurns ?? project.maxTurns ?? own.maxTurns;
   if (maxTurns !== undefined) settings.maxTurns = maxTurns;
   const maxToolCalls = flags.maxToolCalls ?? project.maxToolCalls ?? own.maxToolCalls;

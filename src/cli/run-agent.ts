@@ -17,6 +17,7 @@ import { listenForInterrupts } from "./interrupts.js";
 import { canAsk, type CliIO, type InputStream } from "./io.js";
 import type { Logger } from "./logger.js";
 import { createTerminalPrompter } from "./prompt.js";
+import type { QueryInput } from "../models/input.js";
 import type { Renderer } from "./render.js";
 import { UsageError } from "./usage-error.js";
 import { agentFolder } from "../record/agent-folder.js";
@@ -28,7 +29,8 @@ export type Suspended = Extract<AgentEvent, { type: "suspended" }>;
 export type RunParameters = Omit<RunSettings, "model" | "configFile" | "warnings">;
 
 export interface ExecuteRunOptions {
-  prompt: string;
+  /** The prompt, or a user message with parts (`--image`). */
+  prompt: QueryInput;
   params: RunParameters;
   model: Model;
   tools: readonly AnyTool[];
@@ -52,6 +54,8 @@ export interface ExecuteRunOptions {
   inspect?: { port?: number };
   /** `--on-ask suspend`: a question nobody can answer here suspends the run (and the run is durable). */
   onAsk?: "deny" | "suspend";
+  /** `--output-schema FILE`: the JSON Schema of the final answer. */
+  output?: Record<string, unknown>;
   /** Starts the run instead of `query(prompt, options)` (`statecraft resume`). */
   start?: (options: QueryOptions) => QueryRun;
   /** The run's observers (`--otel`'s spans). */
@@ -112,6 +116,7 @@ export async function executeRun(options: ExecuteRunOptions): Promise<RunOutcome
     ask: params.permissions.ask,
     deny: params.permissions.deny,
     ...(options.onAsk === "suspend" ? { whenUnanswered: "suspend" as const } : {}),
+    ...(params.permissions.onDeny !== undefined ? { onDeny: params.permissions.onDeny } : {}),
   };
   if (options.answer) {
     const answer = options.answer;
@@ -145,6 +150,7 @@ export async function executeRun(options: ExecuteRunOptions): Promise<RunOutcome
       ...(params.sandbox !== undefined ? { sandbox: params.sandbox } : {}),
       ...(options.inspect ? { inspect: options.inspect } : {}),
       ...(options.observers ? { observers: options.observers } : {}),
+      ...(options.output ? { output: options.output } : {}),
     };
     run = options.start ? options.start(queryOptions) : query(options.prompt, queryOptions);
   } catch (error) {

@@ -17,6 +17,8 @@ export interface RunFlags {
   allow?: string[];
   ask?: string[];
   deny?: string[];
+  /** `--on-deny end|continue`: what a denied call does to the run. */
+  onDeny?: "end" | "continue";
   systemPrompt?: string;
   session?: string;
   /** A file, or false for `--no-trace`; absent for the default `<cwd>/.agent/trace.jsonl`. */
@@ -61,7 +63,7 @@ export function parsePort(value: string): number {
   return n;
 }
 
-function collect(value: string, previous: string[] | undefined): string[] {
+export function collect(value: string, previous: string[] | undefined): string[] {
   if (value.trim() === "") throw new InvalidArgumentError("a rule can't be empty; write Tool or Tool(pattern), e.g. bash(npm test).");
   return [...(previous ?? []), value];
 }
@@ -100,6 +102,7 @@ export function addRunFlags(command: Command): Command {
     .option("--allow <rule>", "allow calls matching a rule, e.g. bash(npm test) or edit_file (repeatable)", collect)
     .option("--ask <rule>", "always ask before calls matching a rule (repeatable)", collect)
     .option("--deny <rule>", "deny calls matching a rule, e.g. bash(rm *) (repeatable)", collect)
+    .addOption(new Option("--on-deny <what>", "what a denied call does: end the run (default, exit 6) or continue (the model is told and goes on)").choices(["end", "continue"]))
     .option("--system-prompt <text>", "system prompt for the model")
     .option("--session <id>", "continue an earlier session (its id is printed at the end of each run)", nonEmpty("--session"))
     .option("--trace <file>", "write the trace to this file (default <cwd>/.agent/trace.jsonl)", nonEmpty("--trace"))

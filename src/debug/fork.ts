@@ -1,6 +1,7 @@
 import { randomUUID } from "../util/node-crypto.js";
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
+import { userInputOf, type UserMessageInput } from "../models/input.js";
 import { AgentError } from "../errors/agent-error.js";
 import type { AssistantMessage, AssistantToolCall, Message } from "../models/messages.js";
 import type { Model, ModelStreamEvent } from "../models/model.js";
@@ -79,10 +80,10 @@ export function fork(session: TraceSession, options: ForkOptions): QueryRun {
   // Without a prompt the conversation goes on as it stood: when it ends with the request, that is the run's input;
   // otherwise the run adds no user message at all (an empty input with a given history).
   let history = body;
-  let input = prompt ?? "";
+  let input: string | UserMessageInput = prompt ?? "";
   if (prompt === undefined && last?.role === "user") {
     history = body.slice(0, -1);
-    input = last.content;
+    input = userInputOf(last.content);
   }
   const forkedAt: ForkPoint = { sessionId: session.sessionId, seq: start.line.seq };
   if (splitRuns(session.lines).length > 1) forkedAt.run = start.run;

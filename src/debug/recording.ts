@@ -222,6 +222,8 @@ function readOptions(value: unknown): RecordedOptions | string {
     ...optional("maxRepeatedCalls"),
     ...optional("maxTokens"),
     ...optional("maxDelegationDepth"),
+    ...(o.output !== null && typeof o.output === "object" && !Array.isArray(o.output) ? { output: o.output as Record<string, unknown> } : {}),
+    ...optional("outputRetries"),
     hooks: strings(o.hooks),
     permissions: {
       mode: typeof p.mode === "string" ? p.mode : "default",
@@ -230,6 +232,7 @@ function readOptions(value: unknown): RecordedOptions | string {
       deny: strings(p.deny),
       onAsk: p.onAsk === true,
       ...(p.whenUnanswered === "suspend" || p.whenUnanswered === "deny" ? { whenUnanswered: p.whenUnanswered } : {}),
+      ...(p.onDeny === "continue" ? { onDeny: "continue" as const } : {}),
     },
     tools,
   };

@@ -86,6 +86,7 @@ class RunReplay {
         allow: o.permissions.allow,
         ask: o.permissions.ask,
         deny: o.permissions.deny,
+        ...(o.permissions.onDeny === "continue" ? { onDeny: "continue" as const } : {}),
         // A question that suspended (whenUnanswered: "suspend", no onAsk) was answered later: by the recorded decision.
         ...(o.permissions.onAsk || o.permissions.whenUnanswered === "suspend" ? { onAsk: (request: PermissionRequest) => this.permissions.answer(request) } : {}),
       },
@@ -96,6 +97,8 @@ class RunReplay {
       ...(o.keepRecentTokens !== undefined ? { keepRecentTokens: o.keepRecentTokens } : {}),
       ...(o.maxRepeatedCalls !== undefined ? { maxRepeatedCalls: o.maxRepeatedCalls } : {}),
       ...(o.maxTokens !== undefined ? { maxTokens: o.maxTokens } : {}),
+      // The answer is checked again against the schema the model was asked for, as recorded.
+      ...(o.output !== undefined ? { output: o.output, ...(o.outputRetries !== undefined ? { outputRetries: o.outputRetries } : {}) } : {}),
       ...(o.maxDelegationDepth !== undefined ? { maxDelegationDepth: o.maxDelegationDepth } : {}),
       ...this.hooks.options(),
     };

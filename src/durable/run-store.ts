@@ -85,7 +85,7 @@ export function runRecordProblem(value: unknown): string | undefined {
   }
   const settings = value.settings;
   if (!isObject(settings)) return `"settings" is not an object`;
-  if (typeof settings.userInput !== "string") return `"settings.userInput" is not a string`;
+  if (typeof settings.userInput !== "string" && !Array.isArray(settings.userInput)) return `"settings.userInput" is neither a string nor a list of parts`;
   for (const key of ["maxTurns", "maxToolCalls", "timeoutMs", "maxRepeatedCalls", "maxDelegationDepth"]) {
     if (typeof settings[key] !== "number") return `"settings.${key}" is not a number`;
   }

@@ -33,6 +33,8 @@ export type AgentErrorCode =
   | "RUN_DAMAGED"
   /** `sandbox: "required"` and no sandbox here (no bubblewrap, no sandbox-exec): the process was not started. */
   | "SANDBOX_UNAVAILABLE"
+  /** The final answer did not match `query()`'s `output` schema after `outputRetries` more tries: the run ends `model_error`. */
+  | "OUTPUT_INVALID"
   | (string & {});
 
 export interface AgentErrorOptions {

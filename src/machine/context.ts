@@ -1,9 +1,11 @@
+import type { UserContent } from "../models/content.js";
 import type { AgentError, ErrorInfo } from "../errors/agent-error.js";
 import type { RunUsage } from "../events.js";
 import type { Message, ToolCall, ToolResult } from "../models/messages.js";
 import type { Model, ModelResponse, RawToolCall, ToolSpec } from "../models/model.js";
 import type { PermissionAnswer, PermissionOptions, PermissionPolicy, PermissionRecord } from "../permissions/types.js";
 import type { AnyTool } from "../tools/define-tool.js";
+import type { CompiledOutput } from "../tools/output-schema.js";
 import type { StopReason } from "./stop-reasons.js";
 import type { Conversation } from "./conversation.js";
 import type { AgentHooks } from "../hooks.js";
@@ -80,6 +82,8 @@ export interface EngineDeps {
   sandbox?: import("../sandbox/index.js").RunSandbox;
   /** Makes the engine's own tool-call ids (default random): a replayed DBOS workflow must make the same ones. */
   newCallId?: () => string;
+  /** The run's `output` option, compiled, and how many times a non-matching answer is sent back (`outputRetries`). */
+  output?: CompiledOutput & { retries: number };
 }
 
 /** Messages waiting to enter the conversation. */
@@ -110,7 +114,7 @@ export interface LoopSettings {
 /** What a run was started with: fixed for the whole run. */
 export interface RunConfig {
   sessionId: string;
-  userInput: string;
+  userInput: UserContent;
   cwd: string;
   systemPrompt?: string;
   maxTurns: number;
@@ -172,6 +176,12 @@ export interface Outcome {
   stopError?: ErrorInfo;
   /** The final assistant text. */
   finalText: string;
+  /** With `output`: the answer as validate_output parsed it, once it matched. */
+  output?: unknown;
+  /** With `output`: the last answer's errors, while it did not match. */
+  outputErrors?: string;
+  /** With `output`: answers validate_output has checked. */
+  outputAttempts?: number;
 }
 
 // Declared with the trace format (src/record/), whose suspended line lists them.

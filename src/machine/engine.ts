@@ -19,6 +19,9 @@ import {
   modelRequestedTools,
   awaitsRecoveryDecision,
   needsPreparation,
+  outputRequested,
+  outputRetriesSpent,
+  outputValid,
   preparesContext,
   overflowRecoverable,
   permissionDenied,
@@ -35,6 +38,7 @@ import { storeBuiltContext } from "./actions/build.js";
 import { appendToolResults, recordToolFinished, startExecution } from "./actions/execution.js";
 import { claimInbox, enqueue } from "./actions/inbox.js";
 import { noteModelError, prepareOverflowCompaction, prepareRetry } from "./actions/model-errors.js";
+import { askOutputAgain, validateOutput } from "./actions/output.js";
 import { beginModelCall, recordResponse, recordStreamText } from "./actions/model-call.js";
 import { denyResponse, recordPermissions } from "./actions/permissions.js";
 import { beginResume, recordSuspension } from "./actions/suspend.js";
@@ -65,7 +69,7 @@ const stop = (cause: StopCause) => ({ type: "stopWith", params: { cause } }) as 
 const cancel = (effect: EffectName) => ({ type: "cancelWork", params: { effect } }) as const;
 
 /**
- * The engine: the seed's EngineState as an XState v5 machine. Its atomic and final states are exactly the seed's ten;
+ * The engine: the seed's EngineState as an XState v5 machine. Its atomic and final states are the seed's ten and validate_output (runs with `output`);
  * `call_model` and `stream_text` share the compound `model` so one model invocation lives across both.
  * The machine only decides: I/O happens in the invoked actors, bookkeeping in the named actions, and everything a
  * caller sees is emitted or observed (trace, transcript, audit and the event bridge observe the actor).
@@ -100,7 +104,7 @@ export const engineMachine = setup({
     batchAwaitsPermission: ({ context }) => batchAwaitsPermission(context),
     batchHitToolLimit: ({ context }) => batchHitToolLimit({ batchHitToolLimit: context.batchState.hitToolLimit }),
     fatalToolError: ({ context }) => fatalToolError(context),
-    permissionDenied: ({ event }) => permissionDenied(doneOutput<PermissionStep[]>(event)),
+    permissionDenied: ({ context, event }) => permissionDenied(doneOutput<PermissionStep[]>(event), context.deps.permissions.onDeny),
     callsAllowed: ({ context, event }) => callsAllowed(doneOutput<PermissionStep[]>(event), context.batch),
     permissionSuspended: ({ event }) => permissionSuspended(doneOutput<PermissionStep[]>(event)),
     resumesAtQuestion: ({ context }) => resumesAt(context, "ask_permission"),
@@ -112,6 +116,9 @@ export const engineMachine = setup({
     modelErrorHookApplies: ({ context }) => modelErrorHookApplies(context),
     retryRequested: ({ event }) => doneOutput<ModelErrorAction>(event).action === "retry",
     continueRequested: ({ event }) => doneOutput<ModelErrorAction>(event).action === "continue",
+    outputRequested: ({ context }) => outputRequested(context.deps),
+    outputValid: ({ context }) => outputValid(context.outcome),
+    outputRetriesSpent: ({ context }) => outputRetriesSpent(context.outcome, context.deps.output?.retries ?? 0),
   },
   actions: {
     storeBuiltContext: assign(({ context, event }) => storeBuiltContext(context, doneOutput<BuiltContext>(event))),
@@ -203,6 +210,8 @@ export const engineMachine = setup({
     }),
     stopWith: assign(({ context }, params: { cause: StopCause }) => stopWith(context, params.cause)),
     closeRun: assign(({ context }) => closeRun(context)),
+    validateOutput: assign(({ context }) => validateOutput(context)),
+    askOutputAgain: assign(({ context }) => askOutputAgain(context)),
     // Work is asked of the effects actor on entry and cancelled on exit (see effectsActor).
     requestContext: enqueueActions(({ context, enqueue }) => {
       if (preparesContext(context)) enqueue.sendTo("effects", { type: "buildContext", input: buildContextInput(context) });
@@ -280,6 +289,7 @@ export const engineMachine = setup({
           { guard: "modelRequestedTools", target: "parse_tool_call", actions: "recordResponse" },
           { guard: and(["steeringQueued", not("turnsExhausted")]), target: "build_context", actions: "recordResponse" },
           { guard: and(["followUpQueued", not("turnsExhausted")]), target: "build_context", actions: "recordResponse" },
+          { guard: "outputRequested", target: "validate_output", actions: "recordResponse" },
           { target: "done", actions: ["recordResponse", stop("final_answer")] },
         ],
         "callModel.error": { target: "recover", actions: "recordModelFailure" },
@@ -364,6 +374,16 @@ export const engineMachine = setup({
         ],
         "decideRecovery.error": { target: "done", actions: ["recordHookFailure", stop("failure")] },
       },
+    },
+    // The final answer checked against the run's `output` schema: a match ends the run; a mismatch goes back to the
+    // model with the errors while retries and turns are left.
+    validate_output: {
+      entry: "validateOutput",
+      always: [
+        { guard: "outputValid", target: "done", actions: stop("final_answer") },
+        { guard: and([not("outputRetriesSpent"), not("turnsExhausted")]), target: "build_context", actions: "askOutputAgain" },
+        { target: "done", actions: stop("output_invalid") },
+      ],
     },
     done: {
       type: "final",

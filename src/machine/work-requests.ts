@@ -39,6 +39,7 @@ export function callModelInput(context: EngineContext): CallModelInput {
     model: context.deps.model,
     request: { messages: context.messages.toArray(), tools: context.deps.toolSpecs, sessionId: context.run.sessionId, turn: context.turn - 1 },
   };
+  if (context.deps.output) input.request.output = context.deps.output.request;
   if (hooks.transformContext) input.transformContext = hooks.transformContext;
   if (pace) input.pace = pace;
   return input;
@@ -56,6 +57,7 @@ export function askPermissionInput(context: EngineContext): AskPermissionInput {
   const { answers, answeredBy } = context.durable;
   const input: AskPermissionInput = { calls: callsWith(context, "pending"), policy: context.deps.policy!, onAsk: permissions.onAsk };
   if (permissions.whenUnanswered !== undefined) input.whenUnanswered = permissions.whenUnanswered;
+  if (permissions.onDeny === "continue") input.onDeny = "continue";
   if (answers) input.answers = answers;
   if (answeredBy !== undefined) input.answeredBy = answeredBy;
   if (hooks.beforeToolCall) input.beforeToolCall = hooks.beforeToolCall;

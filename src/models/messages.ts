@@ -1,3 +1,5 @@
+import type { ContentPart, UserContent } from "./content.js";
+
 /**
  * The conversation as statecraft stores it: provider-agnostic messages. Providers map these to their wire format.
  */
@@ -18,6 +20,8 @@ export interface ToolCall<Input = unknown, Name extends string = string> {
 export interface ToolResult {
   content: string;
   isError: boolean;
+  /** The result's parts when the tool returned more than text (an image): its text parts joined are `content`. */
+  parts?: ContentPart[];
   /** What the tool returned beside its text (an MCP tool's `structuredContent`): for the caller and the trace, never sent to the model. */
   details?: Record<string, unknown>;
 }
@@ -43,7 +47,7 @@ export interface SystemMessage {
 
 export interface UserMessage {
   role: "user";
-  content: string;
+  content: UserContent;
 }
 
 export interface AssistantMessage {
@@ -61,7 +65,10 @@ export interface ToolMessage {
   role: "tool";
   toolCallId: string;
   name: string;
+  /** The result's text; with `parts`, the text parts joined (for providers and readers that take text only). */
   content: string;
+  /** The result's parts when it has more than text (an image a tool returned): providers that take them send these. */
+  parts?: ContentPart[];
   isError: boolean;
 }
 

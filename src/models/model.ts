@@ -42,10 +42,30 @@ export interface ModelResponse {
   providerMetadata?: Record<string, unknown>;
 }
 
+/**
+ * The shape the run's final answer must have (`query(prompt, { output })`). A provider asks for it natively where it
+ * can (OpenAI-compatible `response_format: { type: "json_schema" }`, a final-answer tool, …) or adds
+ * `outputInstructions(output)` to the request; the engine checks the answer in `validate_output` either way, and asks
+ * again with the errors when it does not match.
+ */
+export interface OutputRequest {
+  /** The JSON Schema of the answer: an object, an array or a primitive. */
+  schema: Record<string, unknown>;
+  /** A name for the schema, for providers that take one (letters, digits, `_`, `-`). */
+  name: string;
+  /**
+   * Whether the schema meets strict structured-output rules (every object closed with `additionalProperties: false`
+   * and every property required), so a provider may ask the server to keep to it exactly.
+   */
+  strict: boolean;
+}
+
 export interface ModelRequest {
   /** The conversation to send, the system prompt first when there is one. */
   messages: readonly Message[];
   tools: readonly ToolSpec[];
+  /** Set when the run wants its final answer in a shape: the answer is JSON text matching `output.schema`. */
+  output?: OutputRequest;
   sessionId: string;
   /** Model calls made before this one in the run (0 for the first). */
   turn: number;

@@ -72,6 +72,14 @@ export class TraceDetails {
         if (context.outcome.failure) details.error = context.outcome.failure.toJSON();
         break;
       }
+      case "validate_output": {
+        const { outputAttempts, outputErrors } = context.outcome;
+        details.attempt = outputAttempts ?? 0;
+        details.valid = outputErrors === undefined;
+        if (outputErrors === undefined) details.output = context.outcome.output;
+        else details.errors = outputErrors;
+        break;
+      }
       case "done": {
         // The run's summary, as turn_end and the RunResult give it (the line itself is redacted as a whole).
         const summary = runSummary(context, { time: entered.time }) as CompletedRunSummary;
@@ -82,6 +90,7 @@ export class TraceDetails {
         details.usage = summary.usage;
         details.durationMs = summary.durationMs;
         details.text = summary.text;
+        if (context.outcome.output !== undefined && summary.reason === "final_answer") details.output = context.outcome.output;
         break;
       }
       default:

@@ -1,3 +1,4 @@
+import type { UserContent } from "../models/content.js";
 import type { AgentError, ErrorInfo } from "../errors/agent-error.js";
 import type { RunUsage } from "../events.js";
 import type { Message, ToolCall, ToolResult } from "../models/messages.js";
@@ -38,7 +39,7 @@ export interface ObservedCall {
 /** What a run was started with: fixed for the whole run. */
 export interface ObservedRunConfig {
   readonly sessionId: string;
-  readonly userInput: string;
+  readonly userInput: UserContent;
   readonly cwd: string;
   readonly systemPrompt?: string;
   readonly maxTurns: number;

@@ -23,6 +23,8 @@ export interface CompletedRunSummary extends RunTotals {
   status: "completed";
   reason: StopReason;
   error?: ErrorInfo;
+  /** With `output`: the validated final answer. */
+  output?: unknown;
 }
 
 /** A run that stopped at permission questions, to be resumed. */
@@ -65,7 +67,8 @@ export function runSummary(context: EngineContext, end: RunEnd): RunSummary {
     error = { code: "ENGINE_FAILED", message: `the engine failed: ${(end.crash as Error)?.message ?? String(end.crash)}` };
   }
   if (error && end.secrets) error = { ...error, message: redactText(error.message, end.secrets) };
-  return { status: "completed", reason, ...(error ? { error } : {}), ...totals };
+  const output = reason === "final_answer" && context.outcome.output !== undefined ? { output: context.outcome.output } : {};
+  return { status: "completed", reason, ...(error ? { error } : {}), ...totals, ...output };
 }
 
 /** The run's last event, from its summary. */
@@ -78,6 +81,7 @@ export function turnEndOf(summary: CompletedRunSummary): Extract<AgentEvent, { t
     toolCalls: summary.toolCalls,
     usage: summary.usage,
     ...(summary.error ? { error: summary.error } : {}),
+    ...(summary.output !== undefined ? { output: summary.output } : {}),
   };
 }
 
@@ -86,5 +90,16 @@ export function runResultOf(summary: RunSummary, context: EngineContext): RunRes
   const messages = context.messages.filter((m) => m.role !== "system");
   const { sessionId, turns, toolCalls, usage, text } = summary;
   if (summary.status === "suspended") return { status: "suspended", runId: summary.runId, pending: summary.pending, text, messages, usage, sessionId, turns, toolCalls };
-  return { status: "completed", reason: summary.reason, text, messages, usage, sessionId, turns, toolCalls, ...(summary.error ? { error: summary.error } : {}) };
+  return {
+    status: "completed",
+    reason: summary.reason,
+    text,
+    messages,
+    usage,
+    sessionId,
+    turns,
+    toolCalls,
+    ...(summary.error ? { error: summary.error } : {}),
+    ...(summary.output !== undefined ? { output: summary.output } : {}),
+  };
 }

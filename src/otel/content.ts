@@ -1,3 +1,4 @@
+import { binarySource, type ContentPart } from "../models/content.js";
 import type { Message } from "../models/messages.js";
 import type { ModelResponse } from "../models/model.js";
 import { redactLine } from "../record/redact.js";
@@ -10,7 +11,9 @@ type Part =
   | { type: "text"; content: string }
   | { type: "reasoning"; content: string }
   | { type: "tool_call"; id: string; name: string; arguments: unknown }
-  | { type: "tool_call_response"; id: string; response: string };
+  | { type: "tool_call_response"; id: string; response: string }
+  | { type: "uri"; modality: string; mime_type?: string; uri: string }
+  | { type: "blob"; modality: string; mime_type?: string; content: string };
 
 interface ChatMessage {
   role: "user" | "assistant" | "tool";
@@ -19,10 +22,24 @@ interface ChatMessage {
   finish_reason?: string;
 }
 
+/**
+ * A content part as the conventions' parts: text, a `uri` part for a URL, a `blob` part for bytes — whose content is
+ * left out (its size said instead): a span attribute is no place for megabytes of base64.
+ */
+function contentPart(part: ContentPart): Part {
+  if (part.type === "text") return { type: "text", content: part.text };
+  const source = binarySource(part.type === "image" ? part.image : part.data, part.mediaType);
+  const modality = part.type === "image" ? "image" : "file";
+  const mime = source.kind === "base64" ? (source.mediaType ?? part.mediaType) : part.mediaType;
+  const mimeType = mime ? { mime_type: mime } : {};
+  if (source.kind === "url") return { type: "uri", modality, ...mimeType, uri: source.url };
+  return { type: "blob", modality, ...mimeType, content: `[${Math.floor((source.data.length * 3) / 4)} bytes not recorded]` };
+}
+
 function partsOf(message: Exclude<Message, { role: "system" }>): ChatMessage {
   switch (message.role) {
     case "user":
-      return { role: "user", parts: [{ type: "text", content: message.content }] };
+      return { role: "user", parts: typeof message.content === "string" ? [{ type: "text", content: message.content }] : message.content.map(contentPart) };
     case "tool":
       return { role: "tool", parts: [{ type: "tool_call_response", id: message.toolCallId, response: message.content }] };
     case "assistant": {

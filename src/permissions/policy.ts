@@ -10,7 +10,7 @@ import { allowBlocker, shellAsk } from "./shell-verdict.js";
 import { describeSubject, subjectOf, type RuleSubject } from "./subject.js";
 import type { PermissionOptions, PermissionPolicy, PolicyContext, PolicyVerdict } from "./types.js";
 
-const OPTION_KEYS = ["mode", "allow", "ask", "deny", "onAsk", "whenUnanswered"];
+const OPTION_KEYS = ["mode", "allow", "ask", "deny", "onAsk", "whenUnanswered", "onDeny"];
 
 function parseRules(list: unknown, where: string): PermissionRule[] {
   if (list === undefined) return [];

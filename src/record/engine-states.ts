@@ -1,4 +1,4 @@
-/** The ten states of the seed's EngineState, the only atomic and final states of the engine machine. */
+/** The states of the engine (the seed's ten EngineState values, and validate_output for runs with `output`): its only atomic and final states. */
 export const ENGINE_STATES = [
   "build_context",
   "call_model",
@@ -9,6 +9,7 @@ export const ENGINE_STATES = [
   "execute_tool",
   "append_tool_result",
   "recover",
+  "validate_output",
   "done",
 ] as const;
 

@@ -67,7 +67,11 @@ export interface StateDetails {
     errors?: Array<{ toolCallId: string; name: string; code: string; message: string; fatal?: true }>;
     error?: ErrorInfo;
   };
+  /** The final answer checked against `output`: its attempt number, and the parsed value or the errors. */
+  validate_output: CommonDetails & { attempt: number; valid: boolean; output?: unknown; errors?: string };
   done: CommonDetails & {
+    /** With `output`: the validated answer (as `result.output`). */
+    output?: unknown;
     reason: StopReason;
     error?: ErrorInfo;
     turns: number;

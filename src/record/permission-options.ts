@@ -42,4 +42,14 @@ export interface PermissionOptions {
   onAsk?: (request: PermissionRequest) => AskAnswer | Promise<AskAnswer | (string & {})>;
   /** What a question gets with no `onAsk`: `"deny"` (default) or `"suspend"` (the run waits for resume()). */
   whenUnanswered?: WhenUnanswered;
+  /**
+   * What a denied call does to the run. `"end"` (default): the run stops `permission_denied` and nothing of that
+   * response runs. `"continue"`: the denied call (by a rule, the mode, a person, a protected path) gets its denial
+   * as its error result, the response's other calls are decided and run as usual, and the model goes on; the run then
+   * ends by its answer or its limits.
+   */
+  onDeny?: OnDeny;
 }
+
+/** What a denied call does to the run: end it (`permission_denied`) or go back to the model as the call's error. */
+export type OnDeny = "end" | "continue";

@@ -1,3 +1,4 @@
+import type { UserContent } from "../models/content.js";
 import type { PendingCall } from "./format.js";
 import type { RecordedSettings } from "./settings-record.js";
 
@@ -20,7 +21,7 @@ export interface StoredCall {
  * recorded settings, its request, its model as far as data can say, and its trace file.
  */
 export interface StoredSettings extends RecordedSettings {
-  userInput: string;
+  userInput: UserContent;
   model?: string;
   /** The model's server (`Model.baseUrl`), when it has one: `statecraft resume` talks to it again. */
   baseUrl?: string;
@@ -62,7 +63,7 @@ export interface StoredRun {
   batch: StoredCall[];
   batchState: { open: boolean; hitToolLimit: boolean; repeat: { key: string; count: number; refused: boolean } };
   call: { usageAnchor?: { tokens: number; messageCount: number }; overflowCompacted: boolean; modelErrorAttempts: number };
-  inbox: { steering: Array<{ role: "user"; content: string }>; followUp: Array<{ role: "user"; content: string }> };
+  inbox: { steering: Array<{ role: "user"; content: UserContent }>; followUp: Array<{ role: "user"; content: UserContent }> };
   pending: PendingCall[];
   /** Calls of the batch that had started running (a crash interrupted those without a result). */
   started: string[];

@@ -9,6 +9,8 @@ export interface PermissionSettings {
   ask: string[];
   deny: string[];
   whenUnanswered?: "deny" | "suspend";
+  /** Absent for the default, "end". */
+  onDeny?: "continue";
 }
 
 /**
@@ -70,5 +72,8 @@ export interface TracedRunOptions {
   /** Names of the hooks the run had (hooks are code: the trace holds what they did, not what they are). */
   hooks: string[];
   permissions: Omit<PermissionSettings, "whenUnanswered"> & { onAsk: boolean; whenUnanswered?: "deny" | "suspend" };
+  /** The JSON Schema of the final answer (`output`, as the model is asked for it) and `outputRetries`. */
+  output?: Record<string, unknown>;
+  outputRetries?: number;
   tools: TracedTool[];
 }

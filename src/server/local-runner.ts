@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { contentText } from "../models/content.js";
 import { resolve as resolvePath } from "node:path";
 import type { Logger } from "../logger.js";
 import type { Message } from "../models/messages.js";
@@ -66,7 +67,7 @@ export function localRunner(options: LocalRunnerOptions): Runner {
     if (!stored || stored.status !== "suspended") return undefined;
     const known = logs.get(stored.runId);
     if (known) return known;
-    const log = new RunLog(stored.runId, stored.sessionId, stored.settings.userInput);
+    const log = new RunLog(stored.runId, stored.sessionId, contentText(stored.settings.userInput));
     log.push({ type: "suspended", sessionId: stored.sessionId, runId: stored.runId, pending: stored.pending });
     add(log);
     return log;

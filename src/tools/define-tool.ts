@@ -1,7 +1,10 @@
 import type { FromSchema, JSONSchema } from "json-schema-to-ts";
 import { AgentError } from "../errors/agent-error.js";
+import type { ContentPartInput } from "../models/content.js";
 import type { ToolCall } from "../models/messages.js";
-import { compileInputValidator, type InputValidator } from "./validate.js";
+import { standardToJsonSchema } from "./schema-json.js";
+import { isStandardSchema, type InferSchemaOutput, type StandardSchemaV1 } from "./standard-schema.js";
+import { compileInputValidator, standardInputValidator, type InputValidator } from "./validate.js";
 
 export type ToolRisk = "read" | "write" | "exec";
 export type ToolExecutionMode = "parallel" | "sequential";
@@ -77,17 +80,22 @@ export interface SubagentStart {
 
 /**
  * A tool's result: plain text, or text flagged as an error the model should see as one, with optional `details`
- * (JSON data for the caller and the trace; the model sees only `content`).
+ * (JSON data for the caller and the trace; the model sees only `content`). `content` may be parts (text and images,
+ * e.g. a screenshot) for a model that takes them; the text parts are its text for the rest.
  */
-export type ToolOutput = string | { content: string; isError?: boolean; details?: Record<string, unknown> };
+export type ToolOutput = string | { content: string | readonly ContentPartInput[]; isError?: boolean; details?: Record<string, unknown> };
 
 export interface ToolConfig<Input = Record<string, unknown>, Name extends string = string> {
   /** Letters, digits, `_` and `-`, at most 64 characters (what model APIs accept). */
   name: Name;
   /** Written for the model: what the tool does and when to use it. */
   description: string;
-  /** JSON Schema of the input object. */
-  inputSchema: Record<string, unknown>;
+  /**
+   * The input object's schema: a Standard Schema (zod 4, valibot 1, arktype 2, …), whose own `validate` parses the
+   * input (transforms and defaults apply) and whose library makes the JSON Schema the model is sent; or a JSON Schema
+   * object (draft-07, or 2020-12 when its `$schema` says so).
+   */
+  inputSchema: Record<string, unknown> | StandardSchemaV1;
   /** `read` tools are allowed by default; `write` and `exec` tools need permission. */
   risk: ToolRisk;
   /** Parallel tools of one response run concurrently; sequential ones one at a time, in order. Default from risk. */
@@ -108,6 +116,10 @@ export interface ToolConfig<Input = Record<string, unknown>, Name extends string
 
 /** A tool ready for the engine: its config plus the compiled input validator. */
 export interface ToolDefinition<Input = Record<string, unknown>, Name extends string = string> extends ToolConfig<Input, Name> {
+  /** The JSON Schema the model is sent (a Standard Schema's, as its library converts it). */
+  readonly inputSchema: Record<string, unknown>;
+  /** The Standard Schema the tool was defined with, when it was: it validates and parses the input. */
+  readonly standardSchema?: StandardSchemaV1;
   readonly executionMode: ToolExecutionMode;
   readonly maxOutputChars: number;
   readonly validateInput: InputValidator;
@@ -135,11 +147,25 @@ export type ToolCallOf<Tools extends readonly AnyTool[]> = number extends Tools[
 export const DEFAULT_MAX_OUTPUT_CHARS = 30_000;
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
+/** The input type of a tool whose `inputSchema` is a Standard Schema: what the schema's validation outputs. */
+export type StandardInput<Schema extends StandardSchemaV1> = InferSchemaOutput<Schema>;
+
+/**
+ * A tool's config whose `inputSchema` is a Standard Schema. `inputSchema` is left out of ToolConfig before it is added
+ * back: comparing a library's schema type (arktype's is vast) with the JSON Schema side of ToolConfig's union is
+ * work the compiler gives up on ("excessively deep").
+ */
+export type StandardToolConfig<Schema extends StandardSchemaV1, Name extends string = string> = Omit<ToolConfig<StandardInput<Schema>, Name>, "inputSchema"> & { inputSchema: Schema };
+
 /**
  * Checks a tool's definition and compiles its schema once. Bad definitions throw `INVALID_TOOL` saying what to fix.
- * The input type comes from `inputSchema` when the schema is written inline (or `as const`); `defineTool<Input>(…)`
- * names it instead (nothing checks that it matches the schema then).
+ * The input type comes from `inputSchema`: a Standard Schema's parsed output type (zod, valibot, arktype), or a JSON
+ * Schema written inline (or `as const`); `defineTool<Input>(…)` names it instead (nothing checks that it matches the
+ * schema then).
  */
+export function defineTool<const Schema extends StandardSchemaV1<unknown, Record<string, unknown>>, const Name extends string>(
+  config: StandardToolConfig<Schema, Name>,
+): ToolDefinition<StandardInput<Schema>, Name>;
 export function defineTool<const Schema extends ObjectSchema, const Name extends string>(
   config: ToolConfig<SchemaInput<Schema>, Name> & { inputSchema: Schema },
 ): ToolDefinition<SchemaInput<Schema>, Name>;
@@ -161,17 +187,16 @@ export function defineTool<Input>(config: ToolConfig<Input>): ToolDefinition<Inp
   if (typeof config.execute !== "function") {
     throw new AgentError("INVALID_TOOL", `tool "${name}": execute must be a function`);
   }
-  const schema = config.inputSchema;
-  if (schema === null || typeof schema !== "object" || Array.isArray(schema)) {
-    throw new AgentError("INVALID_TOOL", `tool "${name}": inputSchema must be a JSON Schema object, e.g. { type: "object", properties: {} }`);
-  }
+  const { schema, standard } = toolSchema(name, config.inputSchema);
   // Providers take a tool's input as one JSON object (function-calling parameters); any other schema is refused by the
   // server at the first model call, far from the mistake.
   if (schema.type !== "object") {
     throw new AgentError(
       "INVALID_TOOL",
       `tool "${name}": inputSchema must describe an object (type: "object"), got ${schema.type === undefined ? "a schema without a type" : `type ${JSON.stringify(schema.type)}`}; ` +
-        `wrap other input in a property, e.g. { type: "object", properties: { items: ${JSON.stringify(schema.type === undefined ? {} : { type: schema.type })} }, required: ["items"] }`,
+        (standard
+          ? `wrap other input in an object, e.g. z.object({ items: ... })`
+          : `wrap other input in a property, e.g. { type: "object", properties: { items: ${JSON.stringify(schema.type === undefined ? {} : { type: schema.type })} }, required: ["items"] }`),
     );
   }
   if (config.executionMode !== undefined && config.executionMode !== "parallel" && config.executionMode !== "sequential") {
@@ -192,8 +217,33 @@ export function defineTool<Input>(config: ToolConfig<Input>): ToolDefinition<Inp
   }
   return {
     ...config,
+    inputSchema: schema,
+    ...(standard ? { standardSchema: standard } : {}),
     executionMode: config.executionMode ?? (config.risk === "read" ? "parallel" : "sequential"),
     maxOutputChars: config.maxOutputChars ?? DEFAULT_MAX_OUTPUT_CHARS,
-    validateInput: compileInputValidator(name, schema),
+    validateInput: standard ? standardInputValidator(name, standard) : compileInputValidator(name, schema),
   };
+}
+
+/** The JSON Schema of a tool's input, and its Standard Schema when it was given one. */
+function toolSchema(name: string, given: unknown): { schema: Record<string, unknown>; standard?: StandardSchemaV1 } {
+  if (isStandardSchema(given)) {
+    let schema: unknown;
+    try {
+      schema = standardToJsonSchema(given);
+    } catch (error) {
+      throw new AgentError("INVALID_TOOL", `tool "${name}": its ${given["~standard"].vendor} inputSchema cannot be turned into the JSON Schema the model is sent: ${(error as Error).message}`);
+    }
+    if (schema === null || typeof schema !== "object" || Array.isArray(schema)) {
+      throw new AgentError("INVALID_TOOL", `tool "${name}": its ${given["~standard"].vendor} inputSchema gave no JSON Schema object for the model`);
+    }
+    return { schema: schema as Record<string, unknown>, standard: given };
+  }
+  if (given === null || typeof given !== "object" || Array.isArray(given)) {
+    throw new AgentError(
+      "INVALID_TOOL",
+      `tool "${name}": inputSchema must be a Standard Schema (zod, valibot, arktype, …) or a JSON Schema object, e.g. z.object({ path: z.string() }) or { type: "object", properties: {} }`,
+    );
+  }
+  return { schema: given as Record<string, unknown> };
 }

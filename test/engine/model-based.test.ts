@@ -16,6 +16,7 @@
  * and the clock (`timedOut`). They are modelled as two extra events, `env.signalAborted` (the signal fires, the ABORT
  * event not yet processed) and `env.deadlinePassed` (the clock passes the deadline, the timer event not yet processed).
  */
+import { compileOutput } from "../../src/tools/output-schema.js";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { assign, createActor, fromCallback, type ActorLogic, type AnyEventObject, type SnapshotFrom } from "xstate";
 import { getSimplePaths, type StatePath } from "xstate/graph";
@@ -116,6 +117,8 @@ interface Variant {
    * process died in, at a tool batch with an echo call still to run, or at a batch whose calls all have results.
    */
   resumed?: "ask_permission" | "model" | "execute_tool" | "append_tool_result";
+  /** The run asks for its final answer as `{ done: boolean }` (query()'s `output`), with one retry. */
+  output?: boolean;
 }
 
 /** A stored run's state, as resume() hands it to the machine. */
@@ -189,6 +192,7 @@ function inputOf(variant: Variant, signal: AbortSignal): EngineInput {
       permissions: {},
       hooks: variant.hooks ?? {},
       signal,
+      ...(variant.output ? { output: { ...compileOutput({ type: "object", properties: { done: { type: "boolean" } }, required: ["done"] }), retries: 1 } } : {}),
     },
     ...(variant.resumed ? resumedAt(variant.resumed) : {}),
   };
@@ -220,6 +224,8 @@ const call = (name: string, input: unknown): RawToolCall => ({ name, arguments: 
 const response = (toolCalls: RawToolCall[], finishReason = "tool_calls"): ModelResponse => ({ text: "", toolCalls, finishReason, usage: USAGE });
 const modelOutputs = {
   text: () => ({ type: "callModel.done", output: { text: "All done.", toolCalls: [], finishReason: "stop", usage: USAGE } }),
+  /** A final answer that matches the structured-output variant's schema (plain text to the others). */
+  jsonAnswer: () => ({ type: "callModel.done", output: { text: '{"done":true}', toolCalls: [], finishReason: "stop", usage: USAGE } }),
   validCall: () => ({ type: "callModel.done", output: response([call("echo", { text: "a" })]) }),
   unknownTool: () => ({ type: "callModel.done", output: response([call("nope", {})]) }),
   invalidJson: () => ({ type: "callModel.done", output: response([{ name: "echo", arguments: "{not json" }]) }),
@@ -585,7 +591,9 @@ function replay(variant: Variant, path: StatePath<Snapshot, LabelledEvent>, take
 
 const VARIANTS: readonly Variant[] = [
   // (A context overflow repeats the whole model call after compaction: it has its own variant, below.)
-  { name: "one model call, every model output", maxTurns: 1, maxToolCalls: 1, outputs: ALL_OUTPUTS.filter((o) => o !== "contextOverflow") },
+  { name: "one model call, every model output", maxTurns: 1, maxToolCalls: 1, outputs: ALL_OUTPUTS.filter((o) => o !== "contextOverflow" && o !== "jsonAnswer") },
+  // `output`: the answer goes through validate_output; a mismatch is asked again once (outputRetries 1), then ends.
+  { name: "structured output", maxTurns: 3, maxToolCalls: 1, outputs: ["text", "jsonAnswer"], output: true },
   // A second turn: the loop back through build_context (no work there without turn hooks), a budget spent by the
   // first turn.
   { name: "two model calls", maxTurns: 2, maxToolCalls: 1, outputs: ["text", "validCall"] },

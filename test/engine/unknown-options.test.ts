@@ -41,7 +41,7 @@ describe("unknown option names are refused, naming the nearest known one", () =>
   it("a name close to none lists the options", () => {
     const error = thrown(() => query("hi", { model, cwd, colour: "blue" } as never));
     expect(error!.code).toBe("INVALID_OPTIONS");
-    expect(error!.message).toMatch(/^options\.colour is not an option of query\(\); the options are model, tools, maxTurns, .*onModelError$/);
+    expect(error!.message).toMatch(/^options\.colour is not an option of query\(\); the options are model, tools, maxTurns, .*onModelError, output, outputRetries$/);
   });
 
   it("permissions' own names are checked too", () => {

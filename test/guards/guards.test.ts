@@ -84,6 +84,10 @@ describe("batch guards", () => {
     expect(permissionDenied([allow])).toBe(false);
     expect(permissionDenied([allow, blocked])).toBe(false);
     expect(permissionDenied([allow, deny])).toBe(true);
+    expect(permissionDenied([allow, deny], "end")).toBe(true);
+    // onDeny: "continue": a deny is the call's result, not the run's end.
+    expect(permissionDenied([allow, deny], "continue")).toBe(false);
+    expect(permissionDenied([deny], "continue")).toBe(false);
   });
 });
 

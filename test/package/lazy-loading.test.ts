@@ -62,7 +62,7 @@ function sourcesIn(files: readonly string[]): string[] {
   }
   return [...sources];
 }
-const HEAVY = ["openai", "@anthropic-ai/sdk", "@ai-sdk/provider", "@ai-sdk/anthropic", "ai", "ws", "web-tree-sitter", "ajv", "ajv-formats", "pino", "picomatch", "tinyglobby", "@modelcontextprotocol/sdk"];
+const HEAVY = ["openai", "@anthropic-ai/sdk", "@ai-sdk/provider", "@ai-sdk/anthropic", "ai", "ws", "web-tree-sitter", "ajv", "ajv-formats", "pino", "picomatch", "tinyglobby", "@modelcontextprotocol/sdk", "@modelcontextprotocol/client", "zod", "valibot", "@valibot/to-json-schema", "arktype"];
 
 describe("what importing statecraft loads", () => {
   it("the main entry loads none of the SDK, the WebSocket server, the parser, ajv, pino, picomatch or tinyglobby", () => {

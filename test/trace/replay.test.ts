@@ -53,6 +53,15 @@ interface Scenario {
 const scenarios: Scenario[] = [
   { name: "final answer, text only", reason: "final_answer", run: (dir) => record(dir, "hi", { model: scriptedModel([{ text: "Hello there." }]) }) },
   {
+    name: "structured output: an answer that does not match goes back with its errors, the next one matches",
+    reason: "final_answer",
+    run: (dir) =>
+      record(dir, "a number", {
+        model: scriptedModel([{ text: "seven" }, { text: '{"n": 7}' }]),
+        output: { type: "object", properties: { n: { type: "integer" } }, required: ["n"], additionalProperties: false },
+      }),
+  },
+  {
     name: "tool round trip: parallel and sequential calls, thinking, a person allows",
     reason: "final_answer",
     run: (dir) =>

@@ -9,6 +9,8 @@ export const ENTRIES = ["index.d.ts", "debug/index.d.ts", "inspect/index.d.ts", 
 
 /** A consumer's strict TypeScript file that imports the package by its name (test/types/fixtures/consumer.ts). */
 export const CONSUMER = join(import.meta.dirname, "fixtures", "consumer.ts");
+/** The same consumer's tools over zod, valibot and arktype schemas (test/types/fixtures/schemas.ts). */
+export const SCHEMA_CONSUMER = join(import.meta.dirname, "fixtures", "schemas.ts");
 
 /** A strict consumer's settings (its tsconfig.json: the compiler options a new project starts from, strict on). */
 const OPTIONS: ts.CompilerOptions = {
@@ -29,7 +31,7 @@ let program: ts.Program | undefined;
  * file: building it is the slow part (seconds, more on a busy machine), and the checks only read it.
  */
 export function packageProgram(): ts.Program {
-  program ??= ts.createProgram([...ENTRIES, CONSUMER], OPTIONS);
+  program ??= ts.createProgram([...ENTRIES, CONSUMER, SCHEMA_CONSUMER], OPTIONS);
   return program;
 }
 

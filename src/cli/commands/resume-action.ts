@@ -1,3 +1,4 @@
+import { userInputOf } from "../../models/input.js";
 import { resolve } from "node:path";
 import { AgentError } from "../../errors/agent-error.js";
 import type { PermissionAnswer } from "../../permissions/types.js";
@@ -51,7 +52,7 @@ export async function resumeAction(session: string, flags: ResumeCommandFlags, c
   // "otel": true in the config: the resumed run's spans go out as the run's did (linked to its suspended span).
   const exporting = prepared.params.otel ? await startOtelExport() : undefined;
   const outcome = await executeRun({
-    prompt: stored.settings.userInput,
+    prompt: userInputOf(stored.settings.userInput),
     params: { ...prepared.params, sessionId: session },
     model: prepared.created.model,
     tools: prepared.tools,

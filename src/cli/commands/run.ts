@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import type { CliCommand, CliContext } from "../context.js";
-import { addMcpFlag, addRunFlags, parseOnAsk, parsePort } from "../run-flags.js";
+import { addMcpFlag, addRunFlags, collect, parseOnAsk, parsePort } from "../run-flags.js";
 import type { RunCommandFlags } from "./run-action.js";
 
 export const runCommand: CliCommand = {
@@ -15,6 +15,8 @@ export const runCommand: CliCommand = {
       .option("--inspect", "serve the browser inspector for this run (its address is printed on stderr before the first model call)")
       .option("--port <n>", "the inspector's port with --inspect (default: a free one)", parsePort)
       .option("--otel", "send the run's OpenTelemetry spans to the OTLP endpoint of the OTEL_* variables (needs the OpenTelemetry SDK packages)")
+      .option("--output-schema <file>", "a JSON Schema file: the final answer must match it (checked, asked again on a mismatch); the validated value is printed (--json: in turn_end)")
+      .option("--image <file>", "attach an image (PNG, JPEG, GIF or WebP) to the prompt (repeatable)", collect)
       .option("--on-ask <what>", "what a permission question gets when no terminal can answer it: deny (default) or suspend (exit 10; statecraft resume goes on)", parseOnAsk)
       .addHelpText(
         "after",

@@ -61,7 +61,10 @@ export function closeBatch(context: EngineContext, missing: string): Pick<Engine
   );
   const results: Message[] = [];
   for (const record of batch) {
-    results.push({ role: "tool", toolCallId: record.call.id, name: record.call.name, content: record.result!.content, isError: record.result!.isError });
+    const result = record.result!;
+    const message: Message = { role: "tool", toolCallId: record.call.id, name: record.call.name, content: result.content, isError: result.isError };
+    if (result.parts) message.parts = result.parts;
+    results.push(message);
   }
   return { batch, batchState: { ...context.batchState, open: false }, messages: context.messages.append(...results) };
 }

@@ -19,6 +19,8 @@ export type StopCause =
   | "permission_denied"
   /** A call's fatal error (`TOOL_FATAL`, or a call repeated past the loop guard). */
   | "tool_fatal"
+  /** The final answer still did not match the run's `output` schema: `model_error`, `OUTPUT_INVALID`. */
+  | "output_invalid"
   /** The failure recover could not recover from (`outcome.failure`): its reason follows from where it happened. */
   | "failure"
   /** `done` was reached with no reason set: a defect of the engine itself. */
@@ -74,6 +76,15 @@ export function stopFor(cause: StopCause, context: EngineContext): Stop {
       return deniedStop(context);
     case "tool_fatal":
       return fatalStop(context);
+    case "output_invalid": {
+      const attempts = context.outcome.outputAttempts ?? 0;
+      const why = context.outcome.outputErrors ?? "it does not match";
+      const limit = attempts <= (context.deps.output?.retries ?? 0) ? ` (maxTurns = ${context.run.maxTurns} left no model call to ask again)` : "";
+      return {
+        reason: "model_error",
+        error: { code: "OUTPUT_INVALID", message: `the final answer did not match the output schema after ${attempts} ${attempts === 1 ? "attempt" : "attempts"}${limit}: ${why}` },
+      };
+    }
     case "failure":
       return failureStop(context);
     case "engine_defect":

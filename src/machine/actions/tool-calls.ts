@@ -88,7 +88,10 @@ export function validateToolCalls(context: EngineContext): Partial<EngineContext
       return refused(record, new AgentError("TOOL_NOT_FOUND", `unknown tool "${record.call.name}". Available tools: ${available.length ? available.join(", ") : "(none)"}`));
     }
     const check = tool.validateInput(record.call.input);
-    if (!check.ok) return refused(record, new AgentError("TOOL_INPUT_INVALID", `invalid input for ${tool.name}: ${check.message}`));
+    if (!check.ok) {
+      if (check.fatal) return refused(record, new AgentError("INVALID_TOOL", check.message), true);
+      return refused(record, new AgentError("TOOL_INPUT_INVALID", `invalid input for ${tool.name}: ${check.message}`));
+    }
     const validated: CallRecord = { ...record, call: { ...record.call, input: check.value } };
     // The loop guard: the same call (name and input) may run maxRepeatedCalls times in a row.
     const key = `${tool.name} ${stableJson(check.value)}`;

@@ -1,6 +1,7 @@
 import type { CallRecord } from "../context.js";
 import type { ModelResponse } from "../../models/model.js";
 import type { PermissionStep } from "../../actors/ask-permission.js";
+import type { OnDeny } from "../../record/permission-options.js";
 
 /** The model asked for at least one tool call. */
 export function modelRequestedTools(response: ModelResponse): boolean {
@@ -27,8 +28,9 @@ export function runFailed(context: { failure?: unknown }): boolean {
   return context.failure !== undefined;
 }
 
-/** Some permission decision of the response was a deny. */
-export function permissionDenied(steps: readonly PermissionStep[]): boolean {
+/** Some permission decision of the response was a deny, and a deny ends the run (`onDeny: "end"`, the default). */
+export function permissionDenied(steps: readonly PermissionStep[], onDeny: OnDeny = "end"): boolean {
+  if (onDeny === "continue") return false;
   return steps.some((s) => s.kind === "decided" && s.decision.decision === "deny");
 }
 

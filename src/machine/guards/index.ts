@@ -26,3 +26,4 @@ export {
   resuming,
   resumesAt,
 } from "./loop.js";
+export { outputRequested, outputValid, outputRetriesSpent } from "./output.js";

@@ -1,4 +1,5 @@
 import type { LanguageModelV3FunctionTool, LanguageModelV3Message, LanguageModelV3Prompt, LanguageModelV3ToolResultPart, SharedV3ProviderOptions } from "@ai-sdk/provider";
+import { binarySource, type BinarySource, type ContentPart } from "../content.js";
 import type { AssistantMessage, AssistantToolCall, Message, ToolMessage, UserMessage } from "../messages.js";
 import type { ToolSpec } from "../model.js";
 import { mapToolCallIds } from "../openai/index.js";
@@ -49,9 +50,24 @@ export function toPrompt(messages: readonly Message[]): LanguageModelV3Prompt {
   return prompt;
 }
 
-/** A user message's content. Text only for now; image and file parts map here. */
+/** A user message's content: its text, or its parts (images and files as the specification's file parts). */
 export function userContent(message: UserMessage): UserContent {
-  return [{ type: "text", text: message.content }];
+  if (typeof message.content === "string") return [{ type: "text", text: message.content }];
+  return message.content.map((part): UserContent[number] => {
+    switch (part.type) {
+      case "text":
+        return { type: "text", text: part.text };
+      case "image":
+        return filePart(binarySource(part.image, part.mediaType), "image/*");
+      case "file":
+        return { ...filePart(binarySource(part.data, part.mediaType), part.mediaType), ...(part.filename ? { filename: part.filename } : {}) };
+    }
+  });
+}
+
+/** Bytes or a URL as a file part; a URL is passed as one, so the provider fetches or forwards it. */
+function filePart(source: BinarySource, fallbackType: string): { type: "file"; data: string | URL; mediaType: string } {
+  return source.kind === "url" ? { type: "file", data: new URL(source.url), mediaType: fallbackType } : { type: "file", data: source.data, mediaType: source.mediaType ?? fallbackType };
 }
 
 /**
@@ -104,8 +120,26 @@ export function toolCallPart(call: AssistantToolCall, ids: ReadonlyMap<string, s
 /** A result as the specification's tool-result part: text, or error text when the tool failed or the result is missing. */
 export function toolResult(call: AssistantToolCall, ids: ReadonlyMap<string, string>, result: ToolMessage | undefined): LanguageModelV3ToolResultPart {
   const output: LanguageModelV3ToolResultPart["output"] =
-    result === undefined ? { type: "error-text", value: MISSING_RESULT_TEXT } : result.isError ? { type: "error-text", value: result.content } : { type: "text", value: result.content };
+    result === undefined
+      ? { type: "error-text", value: MISSING_RESULT_TEXT }
+      : result.isError
+        ? { type: "error-text", value: result.content }
+        : result.parts?.some((p) => p.type !== "text")
+          ? { type: "content", value: result.parts.map(resultContent) }
+          : { type: "text", value: result.content };
   return { type: "tool-result", toolCallId: ids.get(call.id) ?? call.id, toolName: call.name, output };
+}
+
+type ResultContent = Extract<LanguageModelV3ToolResultPart["output"], { type: "content" }>["value"][number];
+
+/** One part of a tool's result with an image: text, image data or an image URL, a file's data or URL. */
+function resultContent(part: ContentPart): ResultContent {
+  if (part.type === "text") return { type: "text", text: part.text };
+  const source = binarySource(part.type === "image" ? part.image : part.data, part.mediaType);
+  if (part.type === "image") return source.kind === "url" ? { type: "image-url", url: source.url } : { type: "image-data", data: source.data, mediaType: source.mediaType ?? "image/*" };
+  return source.kind === "url"
+    ? { type: "file-url", url: source.url, mediaType: part.mediaType }
+    : { type: "file-data", data: source.data, mediaType: source.mediaType ?? part.mediaType, ...(part.filename ? { filename: part.filename } : {}) };
 }
 
 export function toTool(tool: ToolSpec): LanguageModelV3FunctionTool {

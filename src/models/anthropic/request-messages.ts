@@ -1,6 +1,8 @@
+import { AgentError } from "../../errors/agent-error.js";
+import { binarySource, type BinarySource, type ContentPart, type FilePart } from "../content.js";
 import type { AssistantMessage, AssistantToolCall, Message, ToolMessage, UserMessage } from "../messages.js";
 import { mapToolCallIds } from "../openai/index.js";
-import { storedBlocks, type WireBlock, type WireMessage } from "./wire-types.js";
+import { storedBlocks, type WireBlock, type WireMessage, type WireObject } from "./wire-types.js";
 
 /** What the model is shown for a call whose result never made it into the conversation. */
 export const MISSING_RESULT_TEXT = "Error: no result was recorded for this tool call (the run stopped before it finished).";
@@ -63,9 +65,40 @@ export function toWireConversation(messages: readonly Message[]): WireConversati
   return { system, messages: turns };
 }
 
-/** A user turn's content. Text only for now; image and file parts map here, one function per kind. */
+/** A user turn's content: its text, or its parts, one block per part. */
 export function userBlocks(message: UserMessage): WireBlock[] {
-  return [textBlock(message.content === "" ? EMPTY_RESULT_TEXT : message.content)];
+  if (typeof message.content === "string") return [textBlock(message.content === "" ? EMPTY_RESULT_TEXT : message.content)];
+  const blocks = message.content.map(partBlock);
+  return blocks.length > 0 ? blocks : [textBlock(EMPTY_RESULT_TEXT)];
+}
+
+/** One content part as a Messages API block: text, an `image` block, or a `document` (PDF, plain text). */
+export function partBlock(part: ContentPart): WireBlock {
+  switch (part.type) {
+    case "text":
+      return textBlock(part.text);
+    case "image":
+      return { type: "image", source: imageSource(binarySource(part.image, part.mediaType)) };
+    case "file":
+      return documentBlock(part);
+  }
+}
+
+function imageSource(source: BinarySource): WireObject {
+  if (source.kind === "url") return { type: "url", url: source.url };
+  if (!source.mediaType) throw new AgentError("INVALID_OPTIONS", 'an image part given as base64 data needs its mediaType (e.g. "image/png")');
+  return { type: "base64", media_type: source.mediaType, data: source.data };
+}
+
+/** The Messages API takes PDFs (by URL or base64) and plain text as documents; other files are refused by name. */
+function documentBlock(part: FilePart): WireBlock {
+  const source = binarySource(part.data, part.mediaType);
+  const title = part.filename ? { title: part.filename } : {};
+  if (source.kind === "url") return { type: "document", source: { type: "url", url: source.url }, ...title };
+  const mediaType = source.mediaType ?? part.mediaType;
+  if (mediaType === "application/pdf") return { type: "document", source: { type: "base64", media_type: mediaType, data: source.data }, ...title };
+  if (mediaType.startsWith("text/")) return { type: "document", source: { type: "text", media_type: "text/plain", data: Buffer.from(source.data, "base64").toString("utf8") }, ...title };
+  throw new AgentError("INVALID_OPTIONS", `a file part of type ${mediaType}${part.filename ? ` (${part.filename})` : ""} can't be sent to Anthropic: it takes PDF and text files as documents, and images as image parts`);
 }
 
 /**
@@ -113,7 +146,8 @@ export function toolResultBlock(toolUseId: string, result: ToolMessage | undefin
   return {
     type: "tool_result",
     tool_use_id: toolUseId,
-    content: result.content === "" ? EMPTY_RESULT_TEXT : result.content,
+    // A result with an image goes as blocks (text and images); a text result as its string.
+    content: result.parts?.some((p) => p.type !== "text") ? result.parts.map(partBlock) : result.content === "" ? EMPTY_RESULT_TEXT : result.content,
     ...(result.isError ? { is_error: true } : {}),
   };
 }

@@ -1,3 +1,4 @@
+import { carriesMedia, MEDIA_REFUSED } from "./content-parts.js";
 import { AgentError } from "../../errors/agent-error.js";
 import type { Model, ModelCallOptions, ModelRequest, ModelResponse, ModelStreamEvent } from "../model.js";
 import { resolveOpenAIConfig, type OpenAIEnvironment, type OpenAIModelOptions, type ResolvedOpenAIConfig } from "./options.js";
@@ -55,7 +56,10 @@ class OpenAIChatModel implements Model {
         throwIfAborted(signal);
         const { error, retryAfterMs } = attempt.classify(thrown);
         const partial = attempt.accumulator.hasOutput ? attempt.accumulator.response() : undefined;
-        if (!error.retryable || textStreamed) throw withDetails(error, { attempts: retry + 1, partial });
+        if (!error.retryable || textStreamed) {
+          const refusedMedia = error.status !== undefined && error.status >= 400 && error.status < 500 && error.status !== 401 && error.status !== 429 && carriesMedia(request.messages);
+          throw withDetails(error, { attempts: retry + 1, partial, ...(refusedMedia ? { suffix: MEDIA_REFUSED } : {}) });
+        }
         if (retry >= this.config.maxRetries) {
           throw withDetails(error, {
             attempts: retry + 1,

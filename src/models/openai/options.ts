@@ -22,6 +22,12 @@ export interface OpenAIModelOptions {
   maxTokens?: number;
   /** Whether the model may call several tools in one response (sent only when tools are offered). */
   parallelToolCalls?: boolean;
+  /**
+   * How a run's `output` schema is asked for: `"json_schema"` (default) sends `response_format: { type:
+   * "json_schema" }` for an object schema (strict when the schema allows it); `"instructions"` puts the schema in the
+   * system message instead, for servers that refuse `response_format`. Arrays and primitives always go as instructions.
+   */
+  structuredOutput?: "json_schema" | "instructions";
   /** The model's context window in tokens, exposed as `Model.contextWindow` (compaction uses it). */
   contextWindow?: number;
   /** Extra fields merged into every request body (e.g. `{ top_p: 0.9 }`, `{ reasoning_effort: "low" }`). */
@@ -54,6 +60,7 @@ export interface ResolvedOpenAIConfig {
   temperature?: number;
   maxTokens?: number;
   parallelToolCalls?: boolean;
+  structuredOutput: "json_schema" | "instructions";
   contextWindow?: number;
   extraBody: Record<string, unknown>;
   retryBaseDelayMs: number;
@@ -80,6 +87,7 @@ const KNOWN_OPTIONS = new Set<string>([
   "temperature",
   "maxTokens",
   "parallelToolCalls",
+  "structuredOutput",
   "contextWindow",
   "extraBody",
   "retryBaseDelayMs",
@@ -150,6 +158,9 @@ export function resolveOpenAIConfig(
   if (options.temperature !== undefined && (typeof options.temperature !== "number" || !Number.isFinite(options.temperature) || options.temperature < 0)) {
     throw invalid(`temperature must be a number ≥ 0, got ${describe(options.temperature)}`);
   }
+  if (options.structuredOutput !== undefined && options.structuredOutput !== "json_schema" && options.structuredOutput !== "instructions") {
+    throw invalid(`structuredOutput must be "json_schema" or "instructions", got ${describe(options.structuredOutput)}`);
+  }
   if (options.parallelToolCalls !== undefined && typeof options.parallelToolCalls !== "boolean") {
     throw invalid(`parallelToolCalls must be true or false, got ${describe(options.parallelToolCalls)}`);
   }
@@ -166,6 +177,7 @@ export function resolveOpenAIConfig(
     ...(options.temperature !== undefined ? { temperature: options.temperature } : {}),
     ...(options.maxTokens !== undefined ? { maxTokens: integer("maxTokens", options.maxTokens, 0, 1) } : {}),
     ...(options.parallelToolCalls !== undefined ? { parallelToolCalls: options.parallelToolCalls } : {}),
+    structuredOutput: options.structuredOutput ?? "json_schema",
     ...(options.contextWindow !== undefined
       ? { contextWindow: integer("contextWindow", options.contextWindow, 0, 1) }
       : {}),

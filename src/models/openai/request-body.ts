@@ -1,6 +1,7 @@
 import type { ModelRequest, ToolSpec } from "../model.js";
 import type { ResolvedOpenAIConfig } from "./options.js";
 import { toWireMessages } from "./request-messages.js";
+import { applyOutput } from "./structured-output.js";
 import type { WireRequestBody, WireTool } from "./wire-types.js";
 
 /** The full request body of one model call: messages, tools as JSON Schema, streaming with usage, options. */
@@ -16,6 +17,7 @@ export function buildRequestBody(config: ResolvedOpenAIConfig, request: ModelReq
     // Servers reject parallel_tool_calls without tools, so it is only sent beside them.
     if (config.parallelToolCalls !== undefined) body.parallel_tool_calls = config.parallelToolCalls;
   }
+  if (request.output) applyOutput(body, request.output, config.structuredOutput);
   if (config.temperature !== undefined) body.temperature = config.temperature;
   if (config.maxTokens !== undefined) {
     // OpenAI's reasoning models refuse max_tokens; most other servers only know max_tokens.

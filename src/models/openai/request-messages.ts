@@ -1,4 +1,5 @@
 import type { AssistantMessage, AssistantToolCall, Message, ToolMessage } from "../messages.js";
+import { toWireContent, toWireParts } from "./content-parts.js";
 import { mapToolCallIds } from "./tool-id-mapping.js";
 import type { WireMessage, WireToolCall } from "./wire-types.js";
 
@@ -31,13 +32,14 @@ export function toWireMessages(messages: readonly Message[]): WireMessage[] {
         wire.push({ role: "system", content: message.content });
         break;
       case "user":
-        wire.push({ role: "user", content: message.content });
+        wire.push({ role: "user", content: toWireContent(message.content) });
         break;
       case "assistant": {
         wire.push(assistantToWire(message, wireIds));
         const calls = message.toolCalls ?? [];
         if (calls.length === 0) break;
         const results = findResults(messages, i, calls, consumed);
+        const shown: WireMessage[] = [];
         for (const call of calls) {
           const result = results.get(call.id);
           wire.push({
@@ -45,7 +47,11 @@ export function toWireMessages(messages: readonly Message[]): WireMessage[] {
             tool_call_id: wireIds.get(call.id) ?? call.id,
             content: result ? nonEmpty(result.content) : MISSING_RESULT_TEXT,
           });
+          // A tool message takes text only: images a tool returned follow its results as a user message.
+          const media = result?.parts?.filter((part) => part.type !== "text") ?? [];
+          if (media.length > 0) shown.push({ role: "user", content: toWireParts([{ type: "text", text: `The ${call.name} tool call (${wireIds.get(call.id) ?? call.id}) returned:` }, ...media]) });
         }
+        wire.push(...shown);
         break;
       }
       case "tool":

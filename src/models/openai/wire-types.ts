@@ -11,9 +11,15 @@ export interface WireToolCall {
   [extra: string]: unknown;
 }
 
+/** A part of a user message's content (Chat Completions): text, an image by URL (or data URL), a file as data. */
+export type WireContentPart =
+  | { type: "text"; text: string }
+  | { type: "image_url"; image_url: { url: string } }
+  | { type: "file"; file: { file_data?: string; file_url?: string; filename?: string } };
+
 export type WireMessage =
   | { role: "system"; content: string }
-  | { role: "user"; content: string }
+  | { role: "user"; content: string | WireContentPart[] }
   | {
       role: "assistant";
       content: string | null;
@@ -36,6 +42,7 @@ export interface WireRequestBody {
   stream_options: { include_usage: true };
   tools?: WireTool[];
   parallel_tool_calls?: boolean;
+  response_format?: { type: "json_schema"; json_schema: { name: string; schema: Record<string, unknown>; strict: boolean } };
   temperature?: number;
   max_tokens?: number;
   max_completion_tokens?: number;

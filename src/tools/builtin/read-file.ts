@@ -4,6 +4,7 @@ import { confinePath } from "../confine.js";
 import { ConfinementError, openConfinedFile } from "../confined-open.js";
 import { checkBuiltinOptions, failure, rootsOf, type BuiltinToolOptions } from "./options.js";
 import { errorCode, formatBytes, isBinaryFile } from "./text-file.js";
+import { sniffImageType } from "../../models/media-type.js";
 
 export interface ReadFileInput {
   path: string;
@@ -15,6 +16,8 @@ export interface ReadFileInput {
 export const DEFAULT_READ_LIMIT = 2_000;
 /** Longer lines are cut (minified files would otherwise fill the output with one line). */
 export const MAX_LINE_CHARS = 2_000;
+/** A PNG, JPEG, GIF or WebP file up to this size is returned as an image part (vision models take them). */
+export const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
 
 /** `read_file { path, offset?, limit? }`: a text file's lines, numbered. Refuses binary files. */
 export function readFileTool(options: BuiltinToolOptions = {}): ToolDefinition<ReadFileInput, "read_file"> {
@@ -26,7 +29,7 @@ export function readFileTool(options: BuiltinToolOptions = {}): ToolDefinition<R
       `Reads up to ${DEFAULT_READ_LIMIT} lines from the start unless you give \`offset\` (1-based line to start at) ` +
       "and `limit` (number of lines); use them to page through large files. Lines longer than " +
       `${MAX_LINE_CHARS} characters are cut. The path is relative to the workspace root (absolute paths inside it ` +
-      "work too). Binary files are refused. Read a file before editing it; use list_dir or glob to find files.",
+      "work too). PNG, JPEG, GIF and WebP images are returned as images; other binary files are refused. Read a file before editing it; use list_dir or glob to find files.",
     inputSchema: {
       type: "object",
       properties: {
@@ -58,8 +61,15 @@ export function readFileTool(options: BuiltinToolOptions = {}): ToolDefinition<R
         if (stat.isDirectory()) return failure(`${target.display} is a directory, not a file. Use list_dir to see what it contains.`);
         if (!stat.isFile()) return failure(`${target.display} is not a regular file.`);
         if (stat.size === 0) return `(${target.display} is empty)`;
+        const image = await imageType(handle);
+        if (image) {
+          if (stat.size > MAX_IMAGE_BYTES) return failure(`${target.display} is an image of ${formatBytes(stat.size)}; read_file returns images up to ${formatBytes(MAX_IMAGE_BYTES)}.`);
+          const bytes = new Uint8Array(stat.size);
+          const { bytesRead } = await handle.read(bytes, 0, stat.size, 0);
+          return { content: [{ type: "text", text: `${target.display} (${image}, ${formatBytes(bytesRead)})` }, { type: "image", image: bytes.subarray(0, bytesRead), mediaType: image }] };
+        }
         if (await isBinaryFile(handle)) {
-          return failure(`${target.display} is a binary file (${formatBytes(stat.size)}); read_file only reads text files.`);
+          return failure(`${target.display} is a binary file (${formatBytes(stat.size)}); read_file only reads text files and PNG, JPEG, GIF or WebP images.`);
         }
         return await readLines(handle, target.display, input, context.signal);
       } finally {
@@ -67,6 +77,13 @@ export function readFileTool(options: BuiltinToolOptions = {}): ToolDefinition<R
       }
     },
   });
+}
+
+/** The file's image type by its first bytes, when it is a PNG, JPEG, GIF or WebP image. */
+async function imageType(handle: FileHandle): Promise<string | undefined> {
+  const head = new Uint8Array(16);
+  const { bytesRead } = await handle.read(head, 0, head.length, 0);
+  return sniffImageType(head.subarray(0, bytesRead));
 }
 
 /** The numbered lines `input` asks for, read from the open file (never from its path again). */
