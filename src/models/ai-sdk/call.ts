@@ -11,6 +11,8 @@ export function callOptions(config: ResolvedAiSdkConfig, request: ModelRequest, 
     ...(request.tools.length > 0 ? { tools: request.tools.map(toTool), toolChoice: { type: "auto" as const } } : {}),
     ...(config.maxTokens !== undefined ? { maxOutputTokens: config.maxTokens } : {}),
     ...(config.temperature !== undefined ? { temperature: config.temperature } : {}),
+    // The run's `output` as the specification's JSON response format: each provider asks for it its own way.
+    ...(request.output ? { responseFormat: { type: "json", schema: request.output.schema, name: request.output.name } } : {}),
     ...(config.providerOptions !== undefined ? { providerOptions: config.providerOptions } : {}),
     ...(Object.keys(config.headers).length > 0 ? { headers: config.headers } : {}),
     abortSignal: signal,

@@ -1,4 +1,5 @@
 import type { ModelRequest, ToolSpec } from "../model.js";
+import { outputInstructions } from "../output.js";
 import type { ResolvedAnthropicConfig } from "./options.js";
 import { toWireConversation } from "./request-messages.js";
 import type { WireBlock, WireMessage, WireRequestBody, WireTool } from "./wire-types.js";
@@ -15,7 +16,9 @@ export function buildRequestBody(config: ResolvedAnthropicConfig, request: Model
   const { system } = conversation;
   const messages = paused !== undefined && paused.length > 0 ? [...conversation.messages, { role: "assistant" as const, content: [...paused] }] : conversation.messages;
   const body: WireRequestBody = { model: config.model, max_tokens: config.maxTokens, messages, stream: true };
-  if (system.length > 0) body.system = system;
+  // A run's `output`: the schema and the ask for JSON alone, at the end of the system prompt (read in validate_output).
+  const withOutput = request.output ? [...system, { type: "text", text: outputInstructions(request.output) }] : system;
+  if (withOutput.length > 0) body.system = withOutput;
   if (request.tools.length > 0) body.tools = request.tools.map(toWireTool);
   if (config.thinking !== undefined) body.thinking = { type: "enabled", budget_tokens: config.thinking.budgetTokens };
   if (config.temperature !== undefined) body.temperature = config.temperature;
