@@ -12,8 +12,8 @@ export interface BwrapPlan {
 
 /**
  * bubblewrap's arguments, in mount order (a later mount covers an earlier one): the whole file system read-only, a
- * fresh /dev, a /proc of the process's own PID namespace, a private /tmp, the writable roots, their protected paths
- * read-only again, then the hidden paths covered. Capabilities are dropped, so even root inside cannot unmount them.
+ * fresh /dev, a /proc of the process's own PID namespace, a private /tmp (what the process runs from it shown
+ * read-only), the writable roots, their protected paths read-only again, then the hidden paths covered. Capabilities are dropped, so even root inside cannot unmount them.
  */
 export function bwrapArgs(plan: BwrapPlan): string[] {
   const { layout } = plan;
@@ -21,6 +21,7 @@ export function bwrapArgs(plan: BwrapPlan): string[] {
   if (!plan.hostNetwork) args.push("--unshare-net");
   if (plan.newSession) args.push("--new-session");
   args.push("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp");
+  for (const entry of layout.revealedTmp) args.push("--ro-bind", entry, entry);
   for (const root of layout.writable) args.push("--bind", root, root);
   for (const p of layout.readOnly) args.push("--ro-bind", p, p);
   for (const { path } of layout.missingProtected) args.push("--ro-bind", path, path);

@@ -4,7 +4,7 @@ export { resolveSandbox, DEFAULT_SANDBOX, type SandboxOption, type SandboxSettin
 export { scrubEnvironment, isSecretVariable, type ScrubOptions } from "./env.js";
 export type { SandboxRequest, SandboxedCommand } from "./wrap.js";
 export { sandboxSupport, type SandboxSupport } from "./support.js";
-export { sandboxLayout, PROTECTED_NAMES, HIDDEN_IN_HOME, type SandboxLayout } from "./layout.js";
+export { sandboxLayout, revealedTmp, PROTECTED_NAMES, HIDDEN_IN_HOME, type SandboxLayout } from "./layout.js";
 export { bwrapArgs, type BwrapPlan } from "./bwrap-args.js";
 export { seatbeltProfile, sbplString, type SeatbeltPlan } from "./seatbelt-profile.js";
 export { hostAllowed } from "./allow-list.js";

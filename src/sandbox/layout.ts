@@ -17,6 +17,11 @@ export interface SandboxLayout {
   missingProtected: Array<{ path: string; kind: "dir" | "file" }>;
   /** Existing paths not shown (an empty folder or an empty file in their place). */
   hidden: Array<{ path: string; kind: "dir" | "file" }>;
+  /**
+   * Existing entries of the host's /tmp shown read-only over the private /tmp: those holding what the process runs
+   * (its program, a script it is given, the folders of its PATH), so a project or a Node kept under /tmp still runs.
+   */
+  revealedTmp: string[];
   /** The folder the process starts in. */
   cwd: string;
 }
@@ -54,7 +59,7 @@ const expand = (p: string, home: string) => (p === "~" ? home : p.startsWith("~/
  * `hide` adds to the built-in hidden list. Paths are real paths (symlinks followed), so a link cannot bring a
  * hidden folder back under another name.
  */
-export function sandboxLayout(input: { workspace: string; cwd?: string; additional?: readonly string[]; hide?: readonly string[]; env?: NodeJS.ProcessEnv }): SandboxLayout {
+export function sandboxLayout(input: { workspace: string; cwd?: string; additional?: readonly string[]; hide?: readonly string[]; env?: NodeJS.ProcessEnv; runs?: readonly string[] }): SandboxLayout {
   const env = input.env ?? process.env;
   const home = env.HOME !== undefined && path.isAbsolute(env.HOME) ? env.HOME : os.homedir();
   const roots = [input.workspace, ...(input.additional ?? [])].map((r) => real(path.resolve(input.workspace, expand(r, home))));
@@ -80,7 +85,25 @@ export function sandboxLayout(input: { workspace: string; cwd?: string; addition
     hidden.push({ path: found, kind });
   }
   const cwd = real(path.resolve(input.cwd ?? input.workspace)) ?? path.resolve(input.cwd ?? input.workspace);
-  return { writable, readOnly: [...new Set(readOnly)], missingProtected, hidden, cwd };
+  return { writable, readOnly: [...new Set(readOnly)], missingProtected, hidden, revealedTmp: revealedTmp(input.runs ?? []), cwd };
+}
+
+/**
+ * The entries of /tmp (its first level: `/tmp/project` for `/tmp/project/node_modules/x/index.js`) that hold the given
+ * absolute paths; relative paths and paths elsewhere are not /tmp's concern.
+ */
+export function revealedTmp(paths: readonly string[]): string[] {
+  const tmp = real("/tmp") ?? "/tmp";
+  const out = new Set<string>();
+  for (const p of paths) {
+    if (!path.isAbsolute(p)) continue;
+    const found = real(p);
+    if (found === undefined) continue;
+    const rel = path.relative(tmp, found);
+    if (rel === "" || rel.startsWith("..") || path.isAbsolute(rel)) continue;
+    out.add(path.join(tmp, rel.split(path.sep)[0]!));
+  }
+  return [...out];
 }
 
 function isSymlink(p: string): boolean {

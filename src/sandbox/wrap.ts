@@ -69,7 +69,9 @@ export async function sandboxCommand(request: SandboxRequest): Promise<Sandboxed
   }
   // Where the statecraft folder and the home folder are is this process's view (its STATECRAFT_HOME), not the scrubbed
   // environment the process gets, which no longer names it.
-  const layout = sandboxLayout({ workspace: request.workspace, cwd, additional: request.additional, hide: [...settings.hide, ...(request.hide ?? [])], env: process.env });
+  // What the process runs may sit under /tmp (a project, a Node build): shown read-only over the private /tmp.
+  const runs = [request.file, ...request.args, process.execPath, ...(request.env.PATH ?? "").split(path.delimiter)];
+  const layout = sandboxLayout({ workspace: request.workspace, cwd, additional: request.additional, hide: [...settings.hide, ...(request.hide ?? [])], env: process.env, runs });
   const placeholders = makePlaceholders(layout);
   const cleanups: Array<() => Promise<void> | void> = [() => removePlaceholders(placeholders)];
   let proxy: AllowListProxy | undefined;

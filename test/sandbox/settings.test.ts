@@ -3,7 +3,7 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { PROJECT_CONFIG_FILE, AGENT_DIR } from "../../src/tools/protected-paths.js";
 import { PROJECT_MCP_FILE } from "../../src/cli/mcp-config.js";
-import { bwrapArgs, hostAllowed, isSecretVariable, PROTECTED_NAMES, resolveSandbox, sandboxLayout, sbplString, scrubEnvironment, seatbeltProfile } from "../../src/sandbox/index.js";
+import { bwrapArgs, hostAllowed, revealedTmp, isSecretVariable, PROTECTED_NAMES, resolveSandbox, sandboxLayout, sbplString, scrubEnvironment, seatbeltProfile } from "../../src/sandbox/index.js";
 import { tempDir } from "./support.js";
 
 describe("resolveSandbox", () => {
@@ -134,6 +134,19 @@ describe("the layout both platforms share", () => {
     }
   });
 
+  it("shows read-only the first-level entries of /tmp that hold what the process runs, and nothing else of /tmp", () => {
+    const project = fs.mkdtempSync("/tmp/statecraft-reveal-");
+    try {
+      fs.mkdirSync(path.join(project, "node_modules", "x"), { recursive: true });
+      fs.writeFileSync(path.join(project, "node_modules", "x", "index.js"), "");
+      const script = path.join(project, "node_modules", "x", "index.js");
+      expect(revealedTmp([script, "-e", "relative/path", "/usr/bin/env", "/tmp/statecraft-no-such-thing", path.join(project, "node_modules")])).toEqual([project]);
+      expect(sandboxLayout({ workspace: ws, env: { HOME: home }, runs: [process.execPath, script] }).revealedTmp).toEqual([project]);
+    } finally {
+      fs.rmSync(project, { recursive: true, force: true });
+    }
+  });
+
   it("hides a credential folder reached through a symlink at its real place", () => {
     const real = tempDir("statecraft-layout-real-");
     fs.symlinkSync(real, path.join(home, ".aws"));
@@ -146,10 +159,10 @@ describe("the layout both platforms share", () => {
   });
 
   it("bubblewrap: read-only root, then the writable roots, then protected paths, then hidden ones; capabilities dropped", () => {
-    const layout = { writable: ["/w"], readOnly: ["/w/.agent"], missingProtected: [{ path: "/w/.mcp.json", kind: "file" as const }], hidden: [{ path: "/h/.ssh", kind: "dir" as const }, { path: "/h/.netrc", kind: "file" as const }], cwd: "/w/sub" };
+    const layout = { writable: ["/w"], readOnly: ["/w/.agent"], missingProtected: [{ path: "/w/.mcp.json", kind: "file" as const }], hidden: [{ path: "/h/.ssh", kind: "dir" as const }, { path: "/h/.netrc", kind: "file" as const }], revealedTmp: ["/tmp/project"], cwd: "/w/sub" };
     const args = bwrapArgs({ layout, hostNetwork: false });
     expect(args.join(" ")).toBe(
-      "--die-with-parent --unshare-pid --unshare-ipc --unshare-uts --unshare-cgroup-try --unshare-net --ro-bind / / --dev /dev --proc /proc --tmpfs /tmp " +
+      "--die-with-parent --unshare-pid --unshare-ipc --unshare-uts --unshare-cgroup-try --unshare-net --ro-bind / / --dev /dev --proc /proc --tmpfs /tmp --ro-bind /tmp/project /tmp/project " +
         "--bind /w /w --ro-bind /w/.agent /w/.agent --ro-bind /w/.mcp.json /w/.mcp.json --tmpfs /h/.ssh --remount-ro /h/.ssh --ro-bind /dev/null /h/.netrc " +
         "--cap-drop ALL --chdir /w/sub --",
     );
