@@ -109,19 +109,22 @@ export function registerRunTool(
 async function waitForStop(run: AgentRun, ctx: ServerContext): Promise<RunStop> {
   const token = ctx.mcpReq._meta?.progressToken;
   let progress = 0;
+  // Notifications are sent one after another, and all of them before the result: a host drops the progress of a
+  // request it has already had the answer to, so a last notification overtaken by the result would be lost.
+  let sent: Promise<unknown> = Promise.resolve();
   const onAbort = () => run.abort();
   if (ctx.mcpReq.signal.aborted) run.abort();
   ctx.mcpReq.signal.addEventListener("abort", onAbort);
   try {
-    return await run.nextStop({
+    const stop = await run.nextStop({
       onState(state, turn) {
         if (token === undefined || ctx.mcpReq.signal.aborted) return;
-        progress++;
-        void ctx.mcpReq
-          .notify({ method: "notifications/progress", params: { progressToken: token, progress, message: `${state} (turn ${turn})` } })
-          .catch(() => undefined);
+        const params = { progressToken: token, progress: ++progress, message: `${state} (turn ${turn})` };
+        sent = sent.then(() => ctx.mcpReq.notify({ method: "notifications/progress", params })).catch(() => undefined);
       },
     });
+    await sent;
+    return stop;
   } finally {
     ctx.mcpReq.signal.removeEventListener("abort", onAbort);
   }
