@@ -99,8 +99,11 @@ const MAY_ASSIGN = /key|token|secret|pass|pwd|credential|auth/i;
  */
 export function secretValues(env: NodeJS.ProcessEnv = process.env): string[] {
   const values = new Set<string>();
-  for (const [name, value] of Object.entries(env)) {
-    if (!value || value.length < MIN_SECRET_LENGTH || !SECRET_NAME.test(name)) continue;
+  // Names first: reading a value of process.env is a call into the runtime, and most variables are not secret-named.
+  for (const name of Object.keys(env)) {
+    if (!SECRET_NAME.test(name)) continue;
+    const value = env[name];
+    if (!value || value.length < MIN_SECRET_LENGTH) continue;
     let escaped = value;
     // Up to three levels: a tool's JSON output inside a call's arguments inside a trace line.
     for (let level = 0; level < 3; level++) {
