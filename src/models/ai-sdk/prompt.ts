@@ -3,6 +3,7 @@ import { binarySource, type BinarySource, type ContentPart } from "../content.js
 import type { AssistantMessage, AssistantToolCall, Message, ToolMessage, UserMessage } from "../messages.js";
 import type { ToolSpec } from "../model.js";
 import { mapToolCallIds } from "../openai/index.js";
+import { findResults, MISSING_RESULT_TEXT, orphanResultText } from "../tool-results.js";
 import { storedParts, type StoredPart } from "./stored-parts.js";
 
 type AssistantContent = Extract<LanguageModelV3Message, { role: "assistant" }>["content"];
@@ -10,8 +11,7 @@ type UserContent = Extract<LanguageModelV3Message, { role: "user" }>["content"];
 /** Metadata a provider streamed is JSON it sends back as it came. */
 type ProviderOptions = SharedV3ProviderOptions;
 
-/** What the model is shown for a call whose result never made it into the conversation. */
-export const MISSING_RESULT_TEXT = "Error: no result was recorded for this tool call (the run stopped before it finished).";
+export { MISSING_RESULT_TEXT } from "../tool-results.js";
 
 /**
  * statecraft's conversation as an AI SDK prompt (the specification's messages): each assistant message's tool calls
@@ -43,7 +43,7 @@ export function toPrompt(messages: readonly Message[]): LanguageModelV3Prompt {
         break;
       }
       case "tool":
-        prompt.push({ role: "user", content: [{ type: "text", text: `Result of an earlier ${message.name} tool call (${message.toolCallId}):\n${message.content}` }] });
+        prompt.push({ role: "user", content: [{ type: "text", text: orphanResultText(message) }] });
         break;
     }
   }
@@ -153,19 +153,4 @@ function toolInput(call: AssistantToolCall): unknown {
   if (input === undefined || input === null) return {};
   if (typeof input === "string") return { unparsed_arguments: call.rawArguments ?? input };
   return { value: input };
-}
-
-function findResults(messages: readonly Message[], assistantIndex: number, calls: readonly AssistantToolCall[], consumed: Set<number>): Map<string, ToolMessage> {
-  const wanted = new Set(calls.map((call) => call.id));
-  const results = new Map<string, ToolMessage>();
-  for (let j = assistantIndex + 1; j < messages.length; j++) {
-    const candidate = messages[j];
-    if (candidate.role === "assistant") break;
-    if (candidate.role !== "tool" || consumed.has(j)) continue;
-    if (wanted.has(candidate.toolCallId) && !results.has(candidate.toolCallId)) {
-      results.set(candidate.toolCallId, candidate);
-      consumed.add(j);
-    }
-  }
-  return results;
 }

@@ -2,10 +2,10 @@ import { AgentError } from "../../errors/agent-error.js";
 import { binarySource, type BinarySource, type ContentPart, type FilePart } from "../content.js";
 import type { AssistantMessage, AssistantToolCall, Message, ToolMessage, UserMessage } from "../messages.js";
 import { mapToolCallIds } from "../openai/index.js";
+import { findResults, MISSING_RESULT_TEXT, orphanResultText } from "../tool-results.js";
 import { storedBlocks, type WireBlock, type WireMessage, type WireObject } from "./wire-types.js";
 
-/** What the model is shown for a call whose result never made it into the conversation. */
-export const MISSING_RESULT_TEXT = "Error: no result was recorded for this tool call (the run stopped before it finished).";
+export { MISSING_RESULT_TEXT } from "../tool-results.js";
 /** The API refuses empty text blocks; an empty tool result or user turn is said in words. */
 export const EMPTY_RESULT_TEXT = "(no output)";
 
@@ -154,7 +154,7 @@ export function toolResultBlock(toolUseId: string, result: ToolMessage | undefin
 
 /** A tool result no assistant call before it claimed: what the tool said is kept, as context. */
 function orphanResultBlock(message: ToolMessage): WireBlock {
-  return textBlock(`Result of an earlier ${message.name} tool call (${message.toolCallId}):\n${message.content || EMPTY_RESULT_TEXT}`);
+  return textBlock(orphanResultText(message, message.content || EMPTY_RESULT_TEXT));
 }
 
 /**
@@ -187,20 +187,4 @@ function push(turns: WireMessage[], role: WireMessage["role"], blocks: WireBlock
     return;
   }
   turns.push({ role, content: blocks });
-}
-
-/** The tool results answering `calls`, searched up to the next assistant message; the first result per call wins. */
-function findResults(messages: readonly Message[], assistantIndex: number, calls: readonly AssistantToolCall[], consumed: Set<number>): Map<string, ToolMessage> {
-  const wanted = new Set(calls.map((call) => call.id));
-  const results = new Map<string, ToolMessage>();
-  for (let j = assistantIndex + 1; j < messages.length; j++) {
-    const candidate = messages[j];
-    if (candidate.role === "assistant") break;
-    if (candidate.role !== "tool" || consumed.has(j)) continue;
-    if (wanted.has(candidate.toolCallId) && !results.has(candidate.toolCallId)) {
-      results.set(candidate.toolCallId, candidate);
-      consumed.add(j);
-    }
-  }
-  return results;
 }
