@@ -3,6 +3,7 @@ import { binarySource, type BinarySource, type ContentPart } from "../content.js
 import type { AssistantMessage, AssistantToolCall, Message, ToolMessage, UserMessage } from "../messages.js";
 import type { ToolSpec } from "../model.js";
 import { mapToolCallIds } from "../openai/index.js";
+import { toolInputObject } from "../tool-input.js";
 import { findResults, MISSING_RESULT_TEXT, orphanResultText } from "../tool-results.js";
 import { storedParts, type StoredPart } from "./stored-parts.js";
 
@@ -112,7 +113,7 @@ export function toolCallPart(call: AssistantToolCall, ids: ReadonlyMap<string, s
     type: "tool-call",
     toolCallId: ids.get(call.id) ?? call.id,
     toolName: call.name,
-    input: toolInput(call),
+    input: toolInputObject(call),
     ...(metadata !== undefined && Object.keys(metadata).length > 0 ? { providerOptions: metadata as unknown as ProviderOptions } : {}),
   };
 }
@@ -144,13 +145,4 @@ function resultContent(part: ContentPart): ResultContent {
 
 export function toTool(tool: ToolSpec): LanguageModelV3FunctionTool {
   return { type: "function", name: tool.name, description: tool.description, inputSchema: tool.inputSchema as LanguageModelV3FunctionTool["inputSchema"] };
-}
-
-/** The input object to send back; input that did not parse goes back wrapped in one. */
-function toolInput(call: AssistantToolCall): unknown {
-  const input = call.input;
-  if (input !== null && typeof input === "object" && !Array.isArray(input)) return input;
-  if (input === undefined || input === null) return {};
-  if (typeof input === "string") return { unparsed_arguments: call.rawArguments ?? input };
-  return { value: input };
 }

@@ -2,6 +2,7 @@ import { AgentError } from "../../errors/agent-error.js";
 import { binarySource, type BinarySource, type ContentPart, type FilePart } from "../content.js";
 import type { AssistantMessage, AssistantToolCall, Message, ToolMessage, UserMessage } from "../messages.js";
 import { mapToolCallIds } from "../openai/index.js";
+import { toolInputObject } from "../tool-input.js";
 import { findResults, MISSING_RESULT_TEXT, orphanResultText } from "../tool-results.js";
 import { storedBlocks, type WireBlock, type WireMessage, type WireObject } from "./wire-types.js";
 
@@ -137,7 +138,7 @@ export function textBlock(text: string): WireBlock {
 }
 
 export function toolUseBlock(call: AssistantToolCall, wireIds: ReadonlyMap<string, string>): WireBlock {
-  return { type: "tool_use", id: wireIds.get(call.id) ?? call.id, name: call.name, input: toolInput(call) };
+  return { type: "tool_use", id: wireIds.get(call.id) ?? call.id, name: call.name, input: toolInputObject(call) };
 }
 
 /** The result of one call; a call whose result is missing is told so, as an error. */
@@ -155,18 +156,6 @@ export function toolResultBlock(toolUseId: string, result: ToolMessage | undefin
 /** A tool result no assistant call before it claimed: what the tool said is kept, as context. */
 function orphanResultBlock(message: ToolMessage): WireBlock {
   return textBlock(orphanResultText(message, message.content || EMPTY_RESULT_TEXT));
-}
-
-/**
- * The input object to send back. The API wants an object: input that did not parse goes back wrapped in one (the
- * tool result already told the model what was wrong).
- */
-function toolInput(call: AssistantToolCall): Record<string, unknown> {
-  const input = call.input;
-  if (input !== null && typeof input === "object" && !Array.isArray(input)) return input as Record<string, unknown>;
-  if (input === undefined || input === null) return {};
-  if (typeof input === "string") return { unparsed_arguments: call.rawArguments ?? input };
-  return { value: input };
 }
 
 /** Tool-use ids the API accepts (letters, digits, `_` and `-`), consistent between a call and its result. */
