@@ -2,33 +2,17 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { HttpAgent } from "@ag-ui/client";
 import type { BaseEvent, RunFinishedEvent } from "@ag-ui/core";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { builtinTools, query, scriptedModel } from "../../src/index.js";
-import type { ScriptStep } from "../../src/models/scripted.js";
-import { serve, toAgUiEvents, type StatecraftServer } from "../../src/server/index.js";
-import { removeDir, tempDir } from "../support/engine.js";
-import { call, TOKEN } from "./helpers.js";
+import { toAgUiEvents } from "../../src/server/index.js";
+import { call, serverPerTest, TOKEN } from "./helpers.js";
 
-let cwd: string;
-let server: StatecraftServer | undefined;
-let base: string;
-beforeEach(() => {
-  cwd = tempDir();
-});
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  removeDir(cwd);
-});
-
-async function start(steps: ScriptStep[]): Promise<void> {
-  server = serve({ model: scriptedModel(steps), tools: builtinTools(), cwd, token: TOKEN });
-  base = (await server.listen(0)).url;
-}
+const live = serverPerTest();
+const { start } = live;
 
 /** `@ag-ui/client`'s HttpAgent against POST /ag-ui: it verifies the stream as the 1.0 spec says. */
 function agent(threadId: string, text: string): HttpAgent {
-  return new HttpAgent({ url: `${base}/ag-ui`, headers: { authorization: `Bearer ${TOKEN}` }, threadId, initialMessages: [{ id: "u1", role: "user", content: text }] });
+  return new HttpAgent({ url: `${live.base}/ag-ui`, headers: { authorization: `Bearer ${TOKEN}` }, threadId, initialMessages: [{ id: "u1", role: "user", content: text }] });
 }
 
 async function runOnce(a: HttpAgent, parameters: Parameters<HttpAgent["runAgent"]>[0]): Promise<{ events: BaseEvent[]; failed?: Error }> {
@@ -67,24 +51,23 @@ describe("POST /ag-ui speaks AG-UI 1.0, read by @ag-ui/client's HttpAgent", () =
     expect(interrupt.toolCallId).toBe(interrupt.id);
     expect(first.events.find((e) => e.type === "TOOL_CALL_START")).toMatchObject({ toolCallId: interrupt.id, toolCallName: "write_file" });
     expect(a.pendingInterrupts.map((i) => i.id)).toEqual([interrupt.id]);
-    expect(existsSync(join(cwd, "c.txt"))).toBe(false);
+    expect(existsSync(join(live.cwd, "c.txt"))).toBe(false);
     const second = await runOnce(a, { runId: "run-b", resume: [{ interruptId: interrupt.id, status: "resolved", payload: { approved: true } }] });
     expect(second.failed).toBeUndefined();
     expect(second.events.find((e) => e.type === "TOOL_CALL_RESULT")).toMatchObject({ toolCallId: interrupt.id });
     expect((second.events.at(-1) as RunFinishedEvent).outcome).toEqual({ type: "success" });
-    expect(readFileSync(join(cwd, "c.txt"), "utf8")).toBe("via AG-UI\n");
+    expect(readFileSync(join(live.cwd, "c.txt"), "utf8")).toBe("via AG-UI\n");
     expect(a.pendingInterrupts).toEqual([]);
   });
 
   it("the input's context entries reach the model after the message; a malformed one is a 400", async () => {
     const model = scriptedModel([{ text: "Noted." }]);
-    server = serve({ model, cwd, token: TOKEN, store: "memory" });
-    base = (await server.listen(0)).url;
+    await live.listen({ model, cwd: live.cwd, token: TOKEN, store: "memory" });
     const { failed } = await runOnce(agent("thread-ctx", "where am I?"), { runId: "run-ctx", context: [{ description: "page", value: "/checkout" }] });
     expect(failed).toBeUndefined();
     const sent = model.requests[0]!.messages.at(-1) as { role: string; content: string };
     expect(sent).toMatchObject({ role: "user", content: "where am I?\n\nContext:\n- page: /checkout" });
-    const bad = await call(base, "/ag-ui", { body: { threadId: "t", runId: "r", messages: [{ id: "1", role: "user", content: "x" }], context: [{ description: 1 }] } });
+    const bad = await call(live.base, "/ag-ui", { body: { threadId: "t", runId: "r", messages: [{ id: "1", role: "user", content: "x" }], context: [{ description: 1 }] } });
     expect(bad.status).toBe(400);
   });
 
@@ -101,11 +84,11 @@ describe("POST /ag-ui speaks AG-UI 1.0, read by @ag-ui/client's HttpAgent", () =
       [{ threadId: "t", runId: "r", messages: [], resume: [{ interruptId: "i", status: "done" }] }, /status must be "resolved" or "cancelled"/],
     ];
     for (const [body, message] of cases) {
-      const response = await call(base, "/ag-ui", { body });
+      const response = await call(live.base, "/ag-ui", { body });
       expect(response.status, JSON.stringify(body)).toBe(400);
       expect(((await response.json()) as { error: { message: string } }).error.message).toMatch(message);
     }
-    const nothing = await call(base, "/ag-ui", { body: { threadId: "t", runId: "r", messages: [], resume: [{ interruptId: "i", status: "cancelled" }] } });
+    const nothing = await call(live.base, "/ag-ui", { body: { threadId: "t", runId: "r", messages: [], resume: [{ interruptId: "i", status: "cancelled" }] } });
     expect(nothing.status).toBe(409);
   });
 });
@@ -114,7 +97,7 @@ describe("toAgUiEvents(run)", () => {
   it("a query's tool call is TOOL_CALL_START/ARGS/END then TOOL_CALL_RESULT, with counters in the snapshots", async () => {
     const model = scriptedModel([{ toolCalls: [{ name: "list_dir", input: { path: "." } }] }, { text: "Empty." }]);
     const events: Array<Record<string, unknown>> = [];
-    for await (const event of toAgUiEvents(query("list", { model, tools: builtinTools(), cwd, store: "memory" }), { threadId: "t", runId: "r" })) events.push(event);
+    for await (const event of toAgUiEvents(query("list", { model, tools: builtinTools(), cwd: live.cwd, store: "memory" }), { threadId: "t", runId: "r" })) events.push(event);
     const tool = events.filter((e) => String(e.type).startsWith("TOOL_CALL_")).map((e) => e.type);
     expect(tool).toEqual(["TOOL_CALL_START", "TOOL_CALL_ARGS", "TOOL_CALL_END", "TOOL_CALL_RESULT"]);
     expect(JSON.parse(events.find((e) => e.type === "TOOL_CALL_ARGS")!.delta as string)).toEqual({ path: "." });

@@ -1,6 +1,12 @@
 import http from "node:http";
 import { EventSourceParserStream, type EventSourceMessage } from "eventsource-parser/stream";
-import { defineTool, type ToolContext } from "../../src/index.js";
+import { afterEach, beforeEach } from "vitest";
+import { builtinTools, defineTool, scriptedModel, type ToolContext } from "../../src/index.js";
+import type { ScriptStep } from "../../src/models/scripted.js";
+import { serve, type StatecraftServer } from "../../src/server/index.js";
+import { removeDir, tempDir } from "../support/engine.js";
+
+type ServeOptions = Parameters<typeof serve>[0];
 
 export const TOKEN = "test-token-0123456789abcdef";
 
@@ -71,4 +77,49 @@ export function rawRequest(port: number, options: { path: string; method?: strin
     req.on("error", reject);
     req.end(options.body);
   });
+}
+
+/**
+ * A server per test: a fresh temp dir as its `cwd` before each test, the server closed and the dir removed after it.
+ * `start(steps)` serves a scripted model with the built-in tools (`extra` adds or replaces options); `listen()` serves
+ * the given options as they are. `base` is the URL of the server last started.
+ */
+export function serverPerTest(): {
+  readonly cwd: string;
+  readonly base: string;
+  readonly port: number;
+  start(steps: ScriptStep[], extra?: Partial<ServeOptions>): Promise<void>;
+  listen(options: ServeOptions): Promise<void>;
+} {
+  let cwd = "";
+  let server: StatecraftServer | undefined;
+  let listening: { url: string; port: number } | undefined;
+  beforeEach(() => {
+    cwd = tempDir();
+  });
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+    listening = undefined;
+    removeDir(cwd);
+  });
+  const listen = async (options: ServeOptions): Promise<void> => {
+    server = serve(options);
+    listening = await server.listen(0);
+  };
+  return {
+    get cwd() {
+      return cwd;
+    },
+    get base() {
+      if (!listening) throw new Error("no server started in this test: call start() or listen() first");
+      return listening.url;
+    },
+    get port() {
+      if (!listening) throw new Error("no server started in this test: call start() or listen() first");
+      return listening.port;
+    },
+    start: (steps, extra = {}) => listen({ model: scriptedModel(steps), tools: builtinTools(), cwd, token: TOKEN, ...extra }),
+    listen,
+  };
 }

@@ -1,33 +1,17 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { DefaultChatTransport, readUIMessageStream, type UIMessage, type UIMessageChunk } from "ai";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { builtinTools, query, scriptedModel } from "../../src/index.js";
-import type { ScriptStep } from "../../src/models/scripted.js";
-import { serve, toUIMessageStream, type StatecraftServer } from "../../src/server/index.js";
-import { removeDir, tempDir } from "../support/engine.js";
-import { call, gate, TOKEN } from "./helpers.js";
+import { toUIMessageStream } from "../../src/server/index.js";
+import { call, gate, serverPerTest, TOKEN } from "./helpers.js";
 
-let cwd: string;
-let server: StatecraftServer | undefined;
-let base: string;
-beforeEach(() => {
-  cwd = tempDir();
-});
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  removeDir(cwd);
-});
-
-async function start(steps: ScriptStep[]): Promise<void> {
-  server = serve({ model: scriptedModel(steps), tools: builtinTools(), cwd, token: TOKEN });
-  base = (await server.listen(0)).url;
-}
+const live = serverPerTest();
+const { start } = live;
 
 /** The AI SDK's own client: its transport (which validates every chunk with its schema) and its message reader. */
 function transport(): DefaultChatTransport<UIMessage> {
-  return new DefaultChatTransport({ api: `${base}/api/chat`, headers: { authorization: `Bearer ${TOKEN}` } });
+  return new DefaultChatTransport({ api: `${live.base}/api/chat`, headers: { authorization: `Bearer ${TOKEN}` } });
 }
 
 async function lastMessage(stream: ReadableStream<UIMessageChunk>, message?: UIMessage): Promise<UIMessage> {
@@ -52,7 +36,7 @@ describe("POST /api/chat speaks the AI SDK UI message stream", () => {
       expect.objectContaining({ type: "text", text: "Hello! How can I help?", state: "done" }),
     ]);
     // The chat id is the session: its conversation is kept there.
-    const session = (await (await call(base, "/sessions/chat-a")).json()) as { messages: Array<{ role: string }> };
+    const session = (await (await call(live.base, "/sessions/chat-a")).json()) as { messages: Array<{ role: string }> };
     expect(session.messages.map((m) => m.role)).toEqual(["user", "assistant"]);
   });
 
@@ -63,7 +47,7 @@ describe("POST /api/chat speaks the AI SDK UI message stream", () => {
     const tool = asked.parts.find((p) => p.type === "tool-write_file") as { state: string; toolCallId: string; input: unknown; approval?: { id: string } } | undefined;
     expect(tool).toMatchObject({ state: "approval-requested", input: { path: "a.txt", content: "from the chat\n" } });
     expect(tool!.approval!.id).toBe(tool!.toolCallId);
-    expect(existsSync(join(cwd, "a.txt"))).toBe(false);
+    expect(existsSync(join(live.cwd, "a.txt"))).toBe(false);
     // What useChat's addToolApprovalResponse makes of it.
     const approved: UIMessage = structuredClone(asked);
     const part = approved.parts.find((p) => p.type === "tool-write_file") as unknown as Record<string, unknown>;
@@ -73,7 +57,7 @@ describe("POST /api/chat speaks the AI SDK UI message stream", () => {
     expect(done.id).toBe(asked.id);
     expect(done.parts.find((p) => p.type === "tool-write_file")).toMatchObject({ state: "output-available", toolCallId: tool!.toolCallId });
     expect(done.parts.filter((p) => p.type === "text").map((p) => (p as { text: string }).text)).toEqual(["I'll write it.", "Done: a.txt is written."]);
-    expect(readFileSync(join(cwd, "a.txt"), "utf8")).toBe("from the chat\n");
+    expect(readFileSync(join(live.cwd, "a.txt"), "utf8")).toBe("from the chat\n");
   });
 
   it("a denied approval: the tool does not run, its part says output-denied", async () => {
@@ -85,13 +69,12 @@ describe("POST /api/chat speaks the AI SDK UI message stream", () => {
     part.approval = { id: (part.approval as { id: string }).id, approved: false, reason: "not now" };
     const done = await lastMessage(await transport().sendMessages({ chatId: "chat-c", messages: [user("write b.txt"), denied], trigger: "submit-message", messageId: undefined, abortSignal: undefined }), denied);
     expect(done.parts.find((p) => p.type === "tool-write_file")).toMatchObject({ state: "output-denied" });
-    expect(existsSync(join(cwd, "b.txt"))).toBe(false);
+    expect(existsSync(join(live.cwd, "b.txt"))).toBe(false);
   });
 
   it("a reconnect (useChat resume) replays the running run from its start, its answered approval included, then goes on live", async () => {
     const held = gate();
-    server = serve({ model: scriptedModel([{ toolCalls: [{ name: "write_file", input: { path: "r.txt", content: "r\n" } }] }, { toolCalls: [{ name: "wait_gate", input: {} }] }, { text: "All done." }]), tools: [...builtinTools(), held.tool], cwd, token: TOKEN });
-    base = (await server.listen(0)).url;
+    await start([{ toolCalls: [{ name: "write_file", input: { path: "r.txt", content: "r\n" } }] }, { toolCalls: [{ name: "wait_gate", input: {} }] }, { text: "All done." }], { tools: [...builtinTools(), held.tool] });
     const asked = await lastMessage(await transport().sendMessages({ chatId: "chat-r", messages: [user("go")], trigger: "submit-message", messageId: undefined, abortSignal: undefined }));
     const approved: UIMessage = structuredClone(asked);
     const part = approved.parts.find((p) => p.type === "tool-write_file") as unknown as Record<string, unknown>;
@@ -111,7 +94,7 @@ describe("POST /api/chat speaks the AI SDK UI message stream", () => {
       ["tool-wait_gate", "output-available"],
       ["text", "done"],
     ]);
-    expect(readFileSync(join(cwd, "r.txt"), "utf8")).toBe("r\n");
+    expect(readFileSync(join(live.cwd, "r.txt"), "utf8")).toBe("r\n");
   });
 
   it("bad chat requests are 400s naming what is wrong; a reconnect with nothing running is 204", async () => {
@@ -125,7 +108,7 @@ describe("POST /api/chat speaks the AI SDK UI message stream", () => {
       [{ id: "c", messages: [{ id: "m", role: "assistant", parts: [{ type: "text", text: "x" }] }] }, /answers no approval/],
     ];
     for (const [body, message] of cases) {
-      const response = await call(base, "/api/chat", { body });
+      const response = await call(live.base, "/api/chat", { body });
       expect(response.status, JSON.stringify(body)).toBe(400);
       expect(((await response.json()) as { error: { message: string } }).error.message).toMatch(message);
     }
@@ -137,7 +120,7 @@ describe("POST /api/chat speaks the AI SDK UI message stream", () => {
 describe("toUIMessageStream(run)", () => {
   it("turns a query's events into chunks the AI SDK reads: text, a tool call and its output", async () => {
     const model = scriptedModel([{ toolCalls: [{ name: "list_dir", input: { path: "." } }] }, { text: "There is nothing here." }]);
-    const run = query("what is here?", { model, tools: builtinTools(), cwd, store: "memory" });
+    const run = query("what is here?", { model, tools: builtinTools(), cwd: live.cwd, store: "memory" });
     const message = await lastMessage(toUIMessageStream(run, { messageId: "m-1" }));
     expect(message.id).toBe("m-1");
     expect(message.parts.map((p) => p.type)).toEqual(["step-start", "tool-list_dir", "step-start", "text"]);
@@ -147,7 +130,7 @@ describe("toUIMessageStream(run)", () => {
   it("a failed tool is tool-output-error, a run stopped by its limit ends with an error chunk", async () => {
     const model = scriptedModel([{ toolCalls: [{ name: "read_file", input: { path: "missing.txt" } }] }, { toolCalls: [{ name: "read_file", input: { path: "missing2.txt" } }] }]);
     const chunks: UIMessageChunk[] = [];
-    const stream = toUIMessageStream(query("read", { model, tools: builtinTools(), cwd, store: "memory", maxTurns: 1 }));
+    const stream = toUIMessageStream(query("read", { model, tools: builtinTools(), cwd: live.cwd, store: "memory", maxTurns: 1 }));
     for await (const chunk of stream as unknown as AsyncIterable<UIMessageChunk>) chunks.push(chunk);
     expect(chunks.find((c) => c.type === "tool-output-error")).toMatchObject({ errorText: expect.stringMatching(/missing\.txt/) });
     expect(chunks.at(-2)).toMatchObject({ type: "error", errorText: expect.stringMatching(/MAX_TURNS/) });

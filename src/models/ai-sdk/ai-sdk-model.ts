@@ -1,7 +1,6 @@
-import { AgentError } from "../../errors/agent-error.js";
-import type { Model, ModelCallOptions, ModelRequest, ModelResponse, ModelStreamEvent } from "../model.js";
-import { retryDelayMs, sleep } from "../openai/index.js";
-import type { CallAttempt, callOptions } from "./call.js";
+import { loadOnFirstUse } from "../load-on-first-use.js";
+import type { Model, ModelCallOptions, ModelRequest, ModelStreamEvent } from "../model.js";
+import { withRetries } from "../retry-loop.js";
 import { resolveAiSdkConfig, type AiSdkLanguageModel, type AiSdkModelOptions, type ResolvedAiSdkConfig } from "./options.js";
 
 /**
@@ -38,54 +37,14 @@ class AiSdkAdapter implements Model {
   async *stream(request: ModelRequest, { signal }: ModelCallOptions): AsyncGenerator<ModelStreamEvent, void, undefined> {
     const code = await loadCallCode();
     const options = code.callOptions(this.config, request, signal);
-    for (let retry = 0; ; retry++) {
-      throwIfAborted(signal);
-      const attempt = new code.CallAttempt(this.languageModel, options, signal);
-      let textStreamed = false;
-      try {
-        for await (const event of attempt.run()) {
-          if (event.type === "text_delta") textStreamed = true;
-          yield event;
-        }
-        return;
-      } catch (thrown) {
-        throwIfAborted(signal);
-        const { error, retryAfterMs } = attempt.classify(thrown);
-        const partial = attempt.reader.hasOutput ? attempt.reader.response() : undefined;
-        if (!error.retryable || textStreamed) throw withDetails(error, { attempts: retry + 1, partial });
-        if (retry >= this.config.maxRetries) {
-          const suffix = ` (gave up after ${retry + 1} attempt${retry === 0 ? "" : "s"}; maxRetries is ${this.config.maxRetries})`;
-          throw withDetails(error, { attempts: retry + 1, partial, suffix });
-        }
-        const delayMs = retryDelayMs(retry + 1, this.config, retryAfterMs);
-        yield { type: "retry", attempt: retry + 1, delayMs, error: { code: error.code, message: error.message } };
-        await sleep(delayMs, signal).catch(() => throwIfAborted(signal));
-      }
-    }
+    yield* withRetries({
+      settings: this.config,
+      signal,
+      start: () => new code.CallAttempt(this.languageModel, options, signal),
+      partial: (attempt) => (attempt.reader.hasOutput ? attempt.reader.response() : undefined),
+    });
   }
 }
 
 /** The prompt mapping and stream reading, loaded by the first model call rather than by `import "statecraft"`. */
-interface CallCode {
-  CallAttempt: typeof CallAttempt;
-  callOptions: typeof callOptions;
-}
-let callCode: Promise<CallCode> | undefined;
-function loadCallCode(): Promise<CallCode> {
-  callCode ??= import("./call.js").then((m) => ({ CallAttempt: m.CallAttempt, callOptions: m.callOptions }));
-  return callCode;
-}
-
-function throwIfAborted(signal: AbortSignal): void {
-  if (!signal.aborted) return;
-  throw signal.reason ?? new DOMException("The model call was aborted", "AbortError");
-}
-
-function withDetails(error: AgentError, details: { attempts: number; partial?: ModelResponse; suffix?: string }): AgentError {
-  return new AgentError(error.code, error.message + (details.suffix ?? ""), {
-    ...(error.status !== undefined ? { status: error.status } : {}),
-    retryable: error.retryable,
-    cause: error.cause,
-    data: { ...error.data, attempts: details.attempts, ...(details.partial ? { partial: details.partial } : {}) },
-  });
-}
+const loadCallCode = loadOnFirstUse(() => import("./call.js").then((m) => ({ CallAttempt: m.CallAttempt, callOptions: m.callOptions })));

@@ -1,4 +1,4 @@
-import { AgentError } from "../../errors/agent-error.js";
+import { describe, optionChecks } from "../option-checks.js";
 
 /**
  * The part of an AI SDK `LanguageModel` (specification v3, `@ai-sdk/provider` 3.x, or v2) that statecraft uses,
@@ -65,6 +65,8 @@ export interface ResolvedAiSdkConfig {
   maxRetryDelayMs: number;
 }
 
+const { invalid, integer } = optionChecks("aiSdkModel");
+
 const KNOWN = ["name", "contextWindow", "maxTokens", "temperature", "providerOptions", "headers", "maxRetries", "retryBaseDelayMs", "maxRetryDelayMs"];
 
 /** Checks the model and the options; anything wrong throws `INVALID_OPTIONS` saying what to pass instead. */
@@ -109,21 +111,4 @@ function checkModel(model: unknown): asserts model is AiSdkLanguageModel {
   }
   if (typeof m.doStream !== "function") throw invalid(`the model has no doStream method: pass a language model of an AI SDK provider package`);
   if (typeof m.modelId !== "string") throw invalid(`the model has no modelId`);
-}
-
-function integer(name: string, value: unknown, fallback: number, min: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== "number" || !Number.isInteger(value) || value < min) throw invalid(`${name} must be an integer ≥ ${min}, got ${describe(value)}`);
-  return value;
-}
-
-function describe(value: unknown): string {
-  if (typeof value === "string") return JSON.stringify(value);
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "an array";
-  return typeof value === "object" ? "an object" : String(value);
-}
-
-function invalid(message: string): AgentError {
-  return new AgentError("INVALID_OPTIONS", `aiSdkModel: ${message}`);
 }

@@ -3,6 +3,8 @@ import { binarySource, type BinarySource, type ContentPart } from "../content.js
 import type { AssistantMessage, AssistantToolCall, Message, ToolMessage, UserMessage } from "../messages.js";
 import type { ToolSpec } from "../model.js";
 import { mapToolCallIds } from "../openai/index.js";
+import { toolInputObject } from "../tool-input.js";
+import { findResults, MISSING_RESULT_TEXT, orphanResultText } from "../tool-results.js";
 import { storedParts, type StoredPart } from "./stored-parts.js";
 
 type AssistantContent = Extract<LanguageModelV3Message, { role: "assistant" }>["content"];
@@ -10,8 +12,7 @@ type UserContent = Extract<LanguageModelV3Message, { role: "user" }>["content"];
 /** Metadata a provider streamed is JSON it sends back as it came. */
 type ProviderOptions = SharedV3ProviderOptions;
 
-/** What the model is shown for a call whose result never made it into the conversation. */
-export const MISSING_RESULT_TEXT = "Error: no result was recorded for this tool call (the run stopped before it finished).";
+export { MISSING_RESULT_TEXT } from "../tool-results.js";
 
 /**
  * statecraft's conversation as an AI SDK prompt (the specification's messages): each assistant message's tool calls
@@ -43,7 +44,7 @@ export function toPrompt(messages: readonly Message[]): LanguageModelV3Prompt {
         break;
       }
       case "tool":
-        prompt.push({ role: "user", content: [{ type: "text", text: `Result of an earlier ${message.name} tool call (${message.toolCallId}):\n${message.content}` }] });
+        prompt.push({ role: "user", content: [{ type: "text", text: orphanResultText(message) }] });
         break;
     }
   }
@@ -112,7 +113,7 @@ export function toolCallPart(call: AssistantToolCall, ids: ReadonlyMap<string, s
     type: "tool-call",
     toolCallId: ids.get(call.id) ?? call.id,
     toolName: call.name,
-    input: toolInput(call),
+    input: toolInputObject(call),
     ...(metadata !== undefined && Object.keys(metadata).length > 0 ? { providerOptions: metadata as unknown as ProviderOptions } : {}),
   };
 }
@@ -144,28 +145,4 @@ function resultContent(part: ContentPart): ResultContent {
 
 export function toTool(tool: ToolSpec): LanguageModelV3FunctionTool {
   return { type: "function", name: tool.name, description: tool.description, inputSchema: tool.inputSchema as LanguageModelV3FunctionTool["inputSchema"] };
-}
-
-/** The input object to send back; input that did not parse goes back wrapped in one. */
-function toolInput(call: AssistantToolCall): unknown {
-  const input = call.input;
-  if (input !== null && typeof input === "object" && !Array.isArray(input)) return input;
-  if (input === undefined || input === null) return {};
-  if (typeof input === "string") return { unparsed_arguments: call.rawArguments ?? input };
-  return { value: input };
-}
-
-function findResults(messages: readonly Message[], assistantIndex: number, calls: readonly AssistantToolCall[], consumed: Set<number>): Map<string, ToolMessage> {
-  const wanted = new Set(calls.map((call) => call.id));
-  const results = new Map<string, ToolMessage>();
-  for (let j = assistantIndex + 1; j < messages.length; j++) {
-    const candidate = messages[j];
-    if (candidate.role === "assistant") break;
-    if (candidate.role !== "tool" || consumed.has(j)) continue;
-    if (wanted.has(candidate.toolCallId) && !results.has(candidate.toolCallId)) {
-      results.set(candidate.toolCallId, candidate);
-      consumed.add(j);
-    }
-  }
-  return results;
 }

@@ -1,8 +1,8 @@
 import { AgentError } from "../../errors/agent-error.js";
-import type { Model, ModelCallOptions, ModelRequest, ModelResponse, ModelStreamEvent } from "../model.js";
-import { retryDelayMs, sleep } from "../openai/index.js";
+import { loadOnFirstUse } from "../load-on-first-use.js";
+import type { Model, ModelCallOptions, ModelRequest, ModelStreamEvent } from "../model.js";
+import { withRetries } from "../retry-loop.js";
 import { resolveAnthropicConfig, type AnthropicEnvironment, type AnthropicModelOptions, type ResolvedAnthropicConfig } from "./options.js";
-import type { buildRequestBody } from "./request-body.js";
 import type { EarlierSegments } from "./stream-accumulator.js";
 import type { StreamAttempt } from "./stream-attempt.js";
 
@@ -59,76 +59,39 @@ class AnthropicMessagesModel implements Model {
   }
 
   /** One request, retried as the failure allows; returns the attempt that completed (its response not yet sent). */
-  private async *attemptWithRetries(
+  private attemptWithRetries(
     code: RequestCode,
-    body: ReturnType<typeof buildRequestBody>,
+    body: ReturnType<RequestCode["buildRequestBody"]>,
     signal: AbortSignal,
     earlier: EarlierSegments | undefined,
     streamed: { text: boolean },
   ): AsyncGenerator<ModelStreamEvent, StreamAttempt, undefined> {
-    for (let retry = 0; ; retry++) {
-      throwIfAborted(signal);
-      const attempt = new code.StreamAttempt(this.config, body, signal, earlier);
-      try {
-        for await (const event of attempt.run()) {
-          if (event.type === "response") continue;
-          if (event.type === "text_delta") streamed.text = true;
-          yield event;
-        }
-        return attempt;
-      } catch (thrown) {
-        throwIfAborted(signal);
-        const { error, retryAfterMs } = attempt.classify(thrown);
-        const partial = attempt.accumulator.hasOutput ? attempt.accumulator.response() : undefined;
-        if (!error.retryable || streamed.text) throw withDetails(error, { attempts: retry + 1, partial });
-        if (retry >= this.config.maxRetries) {
-          const suffix = ` (gave up after ${retry + 1} attempt${retry === 0 ? "" : "s"}; maxRetries is ${this.config.maxRetries})`;
-          throw withDetails(error, { attempts: retry + 1, partial, suffix });
-        }
-        const delayMs = retryDelayMs(retry + 1, this.config, retryAfterMs);
-        yield { type: "retry", attempt: retry + 1, delayMs, error: { code: error.code, message: error.message } };
-        await sleep(delayMs, signal).catch(() => throwIfAborted(signal));
-      }
-    }
+    return withRetries({
+      settings: this.config,
+      signal,
+      start: () => new code.StreamAttempt(this.config, body, signal, earlier),
+      partial: (attempt) => (attempt.accumulator.hasOutput ? attempt.accumulator.response() : undefined),
+      streamed,
+      // The joined response is sent by stream(), once the turn is no longer paused.
+      skip: (event) => event.type === "response",
+    });
   }
 }
 
 /** The request code and the Anthropic SDK under it, loaded by the first model call rather than by `import "statecraft"`. */
-interface RequestCode {
-  StreamAttempt: typeof StreamAttempt;
-  buildRequestBody: typeof buildRequestBody;
-}
-let requestCode: Promise<RequestCode> | undefined;
-function loadRequestCode(): Promise<RequestCode> {
-  requestCode ??= Promise.all([import("./stream-attempt.js"), import("./request-body.js")]).then(
+const loadRequestCode = loadOnFirstUse(() =>
+  Promise.all([import("./stream-attempt.js"), import("./request-body.js")]).then(
     ([attempt, body]) => ({ StreamAttempt: attempt.StreamAttempt, buildRequestBody: body.buildRequestBody }),
     (error: unknown) => {
-      requestCode = undefined;
       throw missingSdk(error);
     },
-  );
-  return requestCode;
-}
+  ),
+);
+type RequestCode = Awaited<ReturnType<typeof loadRequestCode>>;
 
 /** The SDK is an optional peer dependency: its absence is said with the command that installs it. */
 function missingSdk(error: unknown): unknown {
   const code = (error as { code?: unknown } | undefined)?.code;
   if (code !== "ERR_MODULE_NOT_FOUND" || !String((error as Error).message).includes("@anthropic-ai/sdk")) return error;
   return new AgentError("MODEL_ERROR", "anthropicModel needs the package @anthropic-ai/sdk: npm install @anthropic-ai/sdk", { cause: error });
-}
-
-/** The caller aborted: end with its reason, as `AbortSignal.throwIfAborted` would. */
-function throwIfAborted(signal: AbortSignal): void {
-  if (!signal.aborted) return;
-  throw signal.reason ?? new DOMException("The model call was aborted", "AbortError");
-}
-
-/** The error with how many attempts were made and the output that arrived before it (the engine keeps text). */
-function withDetails(error: AgentError, details: { attempts: number; partial?: ModelResponse; suffix?: string }): AgentError {
-  return new AgentError(error.code, error.message + (details.suffix ?? ""), {
-    ...(error.status !== undefined ? { status: error.status } : {}),
-    retryable: error.retryable,
-    cause: error.cause,
-    data: { ...error.data, attempts: details.attempts, ...(details.partial ? { partial: details.partial } : {}) },
-  });
 }

@@ -1,5 +1,5 @@
-import { AgentError } from "../../errors/agent-error.js";
-import { blockedPort, blockedPortMessage } from "../openai/index.js";
+import { resolveApiKey, resolveBaseUrl } from "../endpoint-options.js";
+import { describe, nonEmpty, optionChecks } from "../option-checks.js";
 
 /** Options of `anthropicModel()`. */
 export interface AnthropicModelOptions {
@@ -83,6 +83,9 @@ const KNOWN_OPTIONS = new Set<string>([
   "maxRetryDelayMs",
 ]);
 
+const checks = optionChecks("anthropicModel");
+const { invalid, integer } = checks;
+
 /** Applies environment defaults and checks every option; a bad one throws `INVALID_OPTIONS` saying how to fix it. */
 export function resolveAnthropicConfig(
   options: Partial<AnthropicModelOptions>,
@@ -102,15 +105,18 @@ export function resolveAnthropicConfig(
   if (model === undefined) throw invalid(`no model name: pass { model: "claude-sonnet-4-5" } or set STATECRAFT_MODEL`);
   if (typeof model !== "string" || model.trim() === "") throw invalid(`model must be a non-empty string, got ${describe(model)}`);
 
-  const baseUrl = (options.baseUrl ?? nonEmpty(env.ANTHROPIC_BASE_URL) ?? ANTHROPIC_DEFAULT_BASE_URL) as unknown;
-  const baseFrom = options.baseUrl === undefined ? "ANTHROPIC_BASE_URL" : "baseUrl";
-  if (typeof baseUrl !== "string" || !isHttpUrl(baseUrl)) {
-    throw invalid(`${baseFrom} must be an http(s) URL such as "https://api.anthropic.com", got ${describe(baseUrl)}`);
-  }
-  const refused = blockedPort(baseUrl);
-  if (refused !== undefined) throw invalid(blockedPortMessage(baseUrl, refused, baseFrom));
-
-  const { apiKey, apiKeySource } = resolveKey(options.apiKey, env);
+  const baseUrl = resolveBaseUrl(
+    {
+      option: options.baseUrl,
+      optionName: "baseUrl",
+      env: env.ANTHROPIC_BASE_URL,
+      envName: "ANTHROPIC_BASE_URL",
+      fallback: ANTHROPIC_DEFAULT_BASE_URL,
+      notHttp: (got, from) => `${from} must be an http(s) URL such as "https://api.anthropic.com", got ${got}`,
+    },
+    checks,
+  );
+  const { apiKey, apiKeySource } = resolveApiKey({ option: options.apiKey, env: env.ANTHROPIC_API_KEY, envName: "ANTHROPIC_API_KEY", placeholder: ANTHROPIC_PLACEHOLDER_KEY }, checks);
   if (options.maxTokens === undefined) {
     throw invalid(`maxTokens is required (the Messages API needs an output limit per call), e.g. { maxTokens: 8192 }`);
   }
@@ -136,21 +142,11 @@ export function resolveAnthropicConfig(
     maxRetries: integer("maxRetries", options.maxRetries, 2, 0),
     timeoutMs: integer("timeoutMs", options.timeoutMs, 600_000, 1),
     idleTimeoutMs: integer("idleTimeoutMs", options.idleTimeoutMs, 60_000, 1),
-    headers: checkHeaders(options.headers),
+    headers: checks.headers(options.headers),
     ...(temperature !== undefined ? { temperature } : {}),
     retryBaseDelayMs: integer("retryBaseDelayMs", options.retryBaseDelayMs, 500, 0),
     maxRetryDelayMs: integer("maxRetryDelayMs", options.maxRetryDelayMs, 60_000, 0),
   };
-}
-
-function resolveKey(option: unknown, env: AnthropicEnvironment): Pick<ResolvedAnthropicConfig, "apiKey" | "apiKeySource"> {
-  if (option !== undefined) {
-    if (typeof option !== "string" || option === "") throw invalid(`apiKey must be a non-empty string (or leave it out to use ANTHROPIC_API_KEY)`);
-    return { apiKey: option, apiKeySource: "option" };
-  }
-  const fromEnv = nonEmpty(env.ANTHROPIC_API_KEY);
-  if (fromEnv !== undefined) return { apiKey: fromEnv, apiKeySource: "env" };
-  return { apiKey: ANTHROPIC_PLACEHOLDER_KEY, apiKeySource: "none" };
 }
 
 function resolveThinking(value: unknown, maxTokens: number): { budgetTokens: number } | undefined {
@@ -166,45 +162,4 @@ function resolveThinking(value: unknown, maxTokens: number): { budgetTokens: num
     throw invalid(`thinking.budgetTokens (${budget}) must be less than maxTokens (${maxTokens}): the budget is part of the output limit`);
   }
   return { budgetTokens: budget };
-}
-
-function checkHeaders(headers: unknown): Record<string, string> {
-  if (headers === undefined) return {};
-  if (headers === null || typeof headers !== "object" || Array.isArray(headers)) {
-    throw invalid(`headers must be an object of header names to string values, got ${describe(headers)}`);
-  }
-  for (const [name, value] of Object.entries(headers)) {
-    if (typeof value !== "string") throw invalid(`headers["${name}"] must be a string, got ${describe(value)}`);
-  }
-  return { ...(headers as Record<string, string>) };
-}
-
-function integer(name: string, value: unknown, fallback: number, min: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== "number" || !Number.isInteger(value) || value < min) throw invalid(`${name} must be an integer ≥ ${min}, got ${describe(value)}`);
-  return value;
-}
-
-function nonEmpty(value: string | undefined): string | undefined {
-  return typeof value === "string" && value.trim() !== "" ? value.trim() : undefined;
-}
-
-function isHttpUrl(value: string): boolean {
-  try {
-    const url = new URL(value);
-    return url.protocol === "http:" || url.protocol === "https:";
-  } catch {
-    return false;
-  }
-}
-
-function describe(value: unknown): string {
-  if (typeof value === "string") return JSON.stringify(value);
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "an array";
-  return typeof value === "object" ? "an object" : String(value);
-}
-
-function invalid(message: string): AgentError {
-  return new AgentError("INVALID_OPTIONS", `anthropicModel: ${message}`);
 }

@@ -2,10 +2,11 @@ import { AgentError } from "../../errors/agent-error.js";
 import { binarySource, type BinarySource, type ContentPart, type FilePart } from "../content.js";
 import type { AssistantMessage, AssistantToolCall, Message, ToolMessage, UserMessage } from "../messages.js";
 import { mapToolCallIds } from "../openai/index.js";
+import { toolInputObject } from "../tool-input.js";
+import { findResults, MISSING_RESULT_TEXT, orphanResultText } from "../tool-results.js";
 import { storedBlocks, type WireBlock, type WireMessage, type WireObject } from "./wire-types.js";
 
-/** What the model is shown for a call whose result never made it into the conversation. */
-export const MISSING_RESULT_TEXT = "Error: no result was recorded for this tool call (the run stopped before it finished).";
+export { MISSING_RESULT_TEXT } from "../tool-results.js";
 /** The API refuses empty text blocks; an empty tool result or user turn is said in words. */
 export const EMPTY_RESULT_TEXT = "(no output)";
 
@@ -137,7 +138,7 @@ export function textBlock(text: string): WireBlock {
 }
 
 export function toolUseBlock(call: AssistantToolCall, wireIds: ReadonlyMap<string, string>): WireBlock {
-  return { type: "tool_use", id: wireIds.get(call.id) ?? call.id, name: call.name, input: toolInput(call) };
+  return { type: "tool_use", id: wireIds.get(call.id) ?? call.id, name: call.name, input: toolInputObject(call) };
 }
 
 /** The result of one call; a call whose result is missing is told so, as an error. */
@@ -154,19 +155,7 @@ export function toolResultBlock(toolUseId: string, result: ToolMessage | undefin
 
 /** A tool result no assistant call before it claimed: what the tool said is kept, as context. */
 function orphanResultBlock(message: ToolMessage): WireBlock {
-  return textBlock(`Result of an earlier ${message.name} tool call (${message.toolCallId}):\n${message.content || EMPTY_RESULT_TEXT}`);
-}
-
-/**
- * The input object to send back. The API wants an object: input that did not parse goes back wrapped in one (the
- * tool result already told the model what was wrong).
- */
-function toolInput(call: AssistantToolCall): Record<string, unknown> {
-  const input = call.input;
-  if (input !== null && typeof input === "object" && !Array.isArray(input)) return input as Record<string, unknown>;
-  if (input === undefined || input === null) return {};
-  if (typeof input === "string") return { unparsed_arguments: call.rawArguments ?? input };
-  return { value: input };
+  return textBlock(orphanResultText(message, message.content || EMPTY_RESULT_TEXT));
 }
 
 /** Tool-use ids the API accepts (letters, digits, `_` and `-`), consistent between a call and its result. */
@@ -187,20 +176,4 @@ function push(turns: WireMessage[], role: WireMessage["role"], blocks: WireBlock
     return;
   }
   turns.push({ role, content: blocks });
-}
-
-/** The tool results answering `calls`, searched up to the next assistant message; the first result per call wins. */
-function findResults(messages: readonly Message[], assistantIndex: number, calls: readonly AssistantToolCall[], consumed: Set<number>): Map<string, ToolMessage> {
-  const wanted = new Set(calls.map((call) => call.id));
-  const results = new Map<string, ToolMessage>();
-  for (let j = assistantIndex + 1; j < messages.length; j++) {
-    const candidate = messages[j];
-    if (candidate.role === "assistant") break;
-    if (candidate.role !== "tool" || consumed.has(j)) continue;
-    if (wanted.has(candidate.toolCallId) && !results.has(candidate.toolCallId)) {
-      results.set(candidate.toolCallId, candidate);
-      consumed.add(j);
-    }
-  }
-  return results;
 }

@@ -1,6 +1,7 @@
 import Anthropic from "@anthropic-ai/sdk";
 import type { MessageCreateParamsStreaming } from "@anthropic-ai/sdk/resources/messages";
 import { AgentError } from "../../errors/agent-error.js";
+import { AttemptLimits } from "../attempt-limits.js";
 import type { ModelStreamEvent } from "../model.js";
 import { observedFetch } from "../openai/index.js";
 import { classifyAnthropicError, type ClassifiedError } from "./error-classification.js";
@@ -15,31 +16,23 @@ import type { WireRequestBody } from "./wire-types.js";
  */
 export class StreamAttempt {
   readonly accumulator: StreamAccumulator;
-  private readonly controller = new AbortController();
-  private idleFired = false;
-  private timeoutFired = false;
-  private idleTimer: ReturnType<typeof setTimeout> | undefined;
+  private readonly limits: AttemptLimits;
 
   constructor(
     private readonly config: ResolvedAnthropicConfig,
     private readonly body: WireRequestBody,
-    private readonly signal: AbortSignal,
+    signal: AbortSignal,
     earlier?: EarlierSegments,
   ) {
     this.accumulator = new StreamAccumulator(earlier);
+    this.limits = new AttemptLimits(signal, config);
   }
 
   /** Streams text and thinking deltas, then the response. Throws what went wrong, to be passed to `classify()`. */
   async *run(): AsyncGenerator<ModelStreamEvent, void, undefined> {
-    const { config, controller } = this;
-    const onAbort = () => controller.abort(this.signal.reason);
-    this.signal.addEventListener("abort", onAbort, { once: true });
-    if (this.signal.aborted) controller.abort(this.signal.reason);
-    const deadline = setTimeout(() => {
-      this.timeoutFired = true;
-      controller.abort();
-    }, config.timeoutMs);
-    this.touch();
+    const { config, limits } = this;
+    const { controller } = limits;
+    limits.start();
 
     const client = new Anthropic({
       // Always given, so the SDK never looks for credentials of its own (environment, profile files) to send here.
@@ -49,7 +42,7 @@ export class StreamAttempt {
       timeout: config.timeoutMs,
       defaultHeaders: config.headers,
       logLevel: "off",
-      fetch: observedFetch({ onActivity: () => this.touch(), onErrorBody: () => {} }),
+      fetch: observedFetch({ onActivity: () => limits.touch(), onErrorBody: () => {} }),
     });
 
     try {
@@ -64,43 +57,15 @@ export class StreamAttempt {
       }
       yield { type: "response", response: this.accumulator.response() };
     } finally {
-      clearTimeout(deadline);
-      clearTimeout(this.idleTimer);
-      this.signal.removeEventListener("abort", onAbort);
-      // Closes the connection when the caller stopped reading early; a no-op after a complete stream.
-      controller.abort();
+      limits.stop();
     }
   }
 
   /** What went wrong, as an AgentError: the idle timer and time limit first, since their aborts look like any other. */
   classify(thrown: unknown): ClassifiedError {
-    if (this.idleFired) {
-      return {
-        error: new AgentError("MODEL_ERROR", `${this.config.baseUrl} sent nothing for ${this.config.idleTimeoutMs} ms (idleTimeoutMs); the stream stalled`, {
-          retryable: true,
-          cause: thrown,
-        }),
-      };
-    }
-    if (this.timeoutFired) {
-      return {
-        error: new AgentError("MODEL_ERROR", `the request to ${this.config.baseUrl} did not finish within ${this.config.timeoutMs} ms (timeoutMs)`, {
-          retryable: true,
-          cause: thrown,
-        }),
-      };
-    }
+    const limit = this.limits.limitError(this.config.baseUrl, thrown);
+    if (limit !== undefined) return { error: limit };
     const { baseUrl, model, apiKey, apiKeySource } = this.config;
     return classifyAnthropicError(thrown, { baseUrl, model, apiKey, apiKeySource });
-  }
-
-  /** Restarts the idle timer: bytes arrived. */
-  private touch(): void {
-    clearTimeout(this.idleTimer);
-    if (this.controller.signal.aborted) return;
-    this.idleTimer = setTimeout(() => {
-      this.idleFired = true;
-      this.controller.abort();
-    }, this.config.idleTimeoutMs);
   }
 }

@@ -1,5 +1,5 @@
-import { AgentError } from "../../errors/agent-error.js";
-import { blockedPort, blockedPortMessage } from "./blocked-ports.js";
+import { resolveApiKey, resolveBaseUrl } from "../endpoint-options.js";
+import { describe, nonEmpty, optionChecks } from "../option-checks.js";
 
 /** Options of `openaiModel()`. Every field is optional when the environment supplies it. */
 export interface OpenAIModelOptions {
@@ -94,6 +94,9 @@ const KNOWN_OPTIONS = new Set<string>([
   "maxRetryDelayMs",
 ]);
 
+const checks = optionChecks("openaiModel");
+const { invalid, integer } = checks;
+
 /** Applies environment defaults and checks every option; a bad one throws `INVALID_OPTIONS` saying how to fix it. */
 export function resolveOpenAIConfig(
   options: OpenAIModelOptions = {},
@@ -116,39 +119,21 @@ export function resolveOpenAIConfig(
     throw invalid(`model must be a non-empty string, got ${describe(model)}`);
   }
 
-  const baseURL = options.baseURL ?? nonEmpty(env.OPENAI_BASE_URL) ?? DEFAULT_BASE_URL;
-  if (typeof baseURL !== "string" || !isHttpUrl(baseURL)) {
-    throw invalid(
-      `baseURL must be an http(s) URL such as "http://localhost:11434/v1", got ${describe(baseURL)}` +
-        (options.baseURL === undefined ? " (from OPENAI_BASE_URL)" : ""),
-    );
-  }
-  const refused = blockedPort(baseURL);
-  if (refused !== undefined) throw invalid(blockedPortMessage(baseURL, refused, options.baseURL === undefined ? "OPENAI_BASE_URL" : "baseURL"));
+  const baseURL = resolveBaseUrl(
+    {
+      option: options.baseURL,
+      optionName: "baseURL",
+      env: env.OPENAI_BASE_URL,
+      envName: "OPENAI_BASE_URL",
+      fallback: DEFAULT_BASE_URL,
+      notHttp: (got, from) => `baseURL must be an http(s) URL such as "http://localhost:11434/v1", got ${got}` + (from === "OPENAI_BASE_URL" ? " (from OPENAI_BASE_URL)" : ""),
+    },
+    checks,
+  );
+  const { apiKey, apiKeySource } = resolveApiKey({ option: options.apiKey, env: env.OPENAI_API_KEY, envName: "OPENAI_API_KEY", placeholder: PLACEHOLDER_API_KEY }, checks);
 
-  let apiKey: string;
-  let apiKeySource: ResolvedOpenAIConfig["apiKeySource"];
-  if (options.apiKey !== undefined) {
-    if (typeof options.apiKey !== "string" || options.apiKey === "") {
-      throw invalid(`apiKey must be a non-empty string (or leave it out to use OPENAI_API_KEY)`);
-    }
-    apiKey = options.apiKey;
-    apiKeySource = "option";
-  } else if (nonEmpty(env.OPENAI_API_KEY) !== undefined) {
-    apiKey = env.OPENAI_API_KEY!.trim();
-    apiKeySource = "env";
-  } else {
-    apiKey = PLACEHOLDER_API_KEY;
-    apiKeySource = "none";
-  }
-
-  const headers = options.headers ?? {};
-  if (headers === null || typeof headers !== "object" || Array.isArray(headers)) {
-    throw invalid(`headers must be an object of header names to string values, got ${describe(headers)}`);
-  }
-  for (const [name, value] of Object.entries(headers)) {
-    if (typeof value !== "string") throw invalid(`headers["${name}"] must be a string, got ${describe(value)}`);
-  }
+  // A null `headers` counts as none here.
+  const headers = checks.headers(options.headers ?? undefined);
 
   const extraBody = options.extraBody ?? {};
   if (extraBody === null || typeof extraBody !== "object" || Array.isArray(extraBody)) {
@@ -173,7 +158,7 @@ export function resolveOpenAIConfig(
     maxRetries: integer("maxRetries", options.maxRetries, DEFAULT_MAX_RETRIES, 0),
     timeoutMs: integer("timeoutMs", options.timeoutMs, DEFAULT_TIMEOUT_MS, 1),
     idleTimeoutMs: integer("idleTimeoutMs", options.idleTimeoutMs, DEFAULT_IDLE_TIMEOUT_MS, 1),
-    headers: { ...headers },
+    headers,
     ...(options.temperature !== undefined ? { temperature: options.temperature } : {}),
     ...(options.maxTokens !== undefined ? { maxTokens: integer("maxTokens", options.maxTokens, 0, 1) } : {}),
     ...(options.parallelToolCalls !== undefined ? { parallelToolCalls: options.parallelToolCalls } : {}),
@@ -185,36 +170,4 @@ export function resolveOpenAIConfig(
     retryBaseDelayMs: integer("retryBaseDelayMs", options.retryBaseDelayMs, DEFAULT_RETRY_BASE_DELAY_MS, 0),
     maxRetryDelayMs: integer("maxRetryDelayMs", options.maxRetryDelayMs, DEFAULT_MAX_RETRY_DELAY_MS, 0),
   };
-}
-
-function integer(name: string, value: unknown, fallback: number, min: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== "number" || !Number.isInteger(value) || value < min) {
-    throw invalid(`${name} must be an integer ≥ ${min}, got ${describe(value)}`);
-  }
-  return value;
-}
-
-function nonEmpty(value: string | undefined): string | undefined {
-  return typeof value === "string" && value.trim() !== "" ? value.trim() : undefined;
-}
-
-function isHttpUrl(value: string): boolean {
-  try {
-    const url = new URL(value);
-    return url.protocol === "http:" || url.protocol === "https:";
-  } catch {
-    return false;
-  }
-}
-
-function describe(value: unknown): string {
-  if (typeof value === "string") return JSON.stringify(value);
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "an array";
-  return typeof value === "object" ? "an object" : String(value);
-}
-
-function invalid(message: string): AgentError {
-  return new AgentError("INVALID_OPTIONS", `openaiModel: ${message}`);
 }

@@ -1,4 +1,5 @@
-import type { AssistantMessage, AssistantToolCall, Message, ToolMessage } from "../messages.js";
+import type { AssistantMessage, AssistantToolCall, Message } from "../messages.js";
+import { findResults, MISSING_RESULT_TEXT, orphanResultText } from "../tool-results.js";
 import { toWireContent, toWireParts } from "./content-parts.js";
 import { mapToolCallIds } from "./tool-id-mapping.js";
 import type { WireMessage, WireToolCall } from "./wire-types.js";
@@ -8,8 +9,7 @@ const ECHOED_MESSAGE_FIELDS = ["thought_signature", "extra_content"] as const;
 /** Tool-call fields a server sent that it needs back verbatim. */
 const ECHOED_CALL_FIELDS = ["extra_content", "thought_signature"] as const;
 
-/** What the model is shown for a call whose result never made it into the conversation. */
-export const MISSING_RESULT_TEXT = "Error: no result was recorded for this tool call (the run stopped before it finished).";
+export { MISSING_RESULT_TEXT } from "../tool-results.js";
 /** Some servers reject empty tool results; the model is told there was no output instead. */
 export const EMPTY_RESULT_TEXT = "(no output)";
 
@@ -58,33 +58,12 @@ export function toWireMessages(messages: readonly Message[]): WireMessage[] {
         // No assistant call before it claimed this result: keep what the tool said, as context.
         wire.push({
           role: "user",
-          content: `Result of an earlier ${message.name} tool call (${message.toolCallId}):\n${nonEmpty(message.content)}`,
+          content: orphanResultText(message, nonEmpty(message.content)),
         });
         break;
     }
   }
   return wire;
-}
-
-/** The tool results answering `calls`, searched up to the next assistant message; the first result per call wins. */
-function findResults(
-  messages: readonly Message[],
-  assistantIndex: number,
-  calls: readonly AssistantToolCall[],
-  consumed: Set<number>,
-): Map<string, ToolMessage> {
-  const wanted = new Set(calls.map((call) => call.id));
-  const results = new Map<string, ToolMessage>();
-  for (let j = assistantIndex + 1; j < messages.length; j++) {
-    const candidate = messages[j];
-    if (candidate.role === "assistant") break;
-    if (candidate.role !== "tool" || consumed.has(j)) continue;
-    if (wanted.has(candidate.toolCallId) && !results.has(candidate.toolCallId)) {
-      results.set(candidate.toolCallId, candidate);
-      consumed.add(j);
-    }
-  }
-  return results;
 }
 
 function assistantToWire(message: AssistantMessage, wireIds: Map<string, string>): WireMessage {

@@ -1,6 +1,7 @@
 import OpenAI from "openai";
 import type { ChatCompletionCreateParamsStreaming } from "openai/resources/chat/completions";
 import { AgentError } from "../../errors/agent-error.js";
+import { AttemptLimits } from "../attempt-limits.js";
 import type { ModelStreamEvent } from "../model.js";
 import { classifyModelError, type ClassifiedError } from "./error-classification.js";
 import { observedFetch } from "./observed-fetch.js";
@@ -18,29 +19,22 @@ class AttemptStopped extends Error {}
  */
 export class StreamAttempt {
   readonly accumulator = new StreamAccumulator();
-  private readonly controller = new AbortController();
-  private idleFired = false;
-  private timeoutFired = false;
+  private readonly limits: AttemptLimits;
   private errorBody: string | undefined;
-  private idleTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
     private readonly config: ResolvedOpenAIConfig,
     private readonly body: WireRequestBody,
-    private readonly signal: AbortSignal,
-  ) {}
+    signal: AbortSignal,
+  ) {
+    this.limits = new AttemptLimits(signal, config);
+  }
 
   /** Streams text and thinking deltas, then the response. Throws what went wrong, to be passed to `classify()`. */
   async *run(): AsyncGenerator<ModelStreamEvent, void, undefined> {
-    const { config, controller } = this;
-    const onAbort = () => controller.abort(this.signal.reason);
-    this.signal.addEventListener("abort", onAbort, { once: true });
-    if (this.signal.aborted) controller.abort(this.signal.reason);
-    const deadline = setTimeout(() => {
-      this.timeoutFired = true;
-      controller.abort();
-    }, config.timeoutMs);
-    this.touch();
+    const { config, limits } = this;
+    const { controller } = limits;
+    limits.start();
 
     const client = new OpenAI({
       apiKey: config.apiKey,
@@ -49,7 +43,7 @@ export class StreamAttempt {
       timeout: config.timeoutMs,
       defaultHeaders: config.headers,
       logLevel: "off",
-      fetch: observedFetch({ onActivity: () => this.touch(), onErrorBody: (text) => (this.errorBody = text) }),
+      fetch: observedFetch({ onActivity: () => limits.touch(), onErrorBody: (text) => (this.errorBody = text) }),
     });
 
     try {
@@ -74,34 +68,14 @@ export class StreamAttempt {
       }
       yield { type: "response", response: this.accumulator.response() };
     } finally {
-      clearTimeout(deadline);
-      clearTimeout(this.idleTimer);
-      this.signal.removeEventListener("abort", onAbort);
-      // Closes the connection when the caller stopped reading early; a no-op after a complete stream.
-      controller.abort();
+      limits.stop();
     }
   }
 
   /** What went wrong, as an AgentError: the idle timer and time limit first, since their aborts look like any other. */
   classify(thrown: unknown): ClassifiedError {
-    if (this.idleFired) {
-      return {
-        error: new AgentError(
-          "MODEL_ERROR",
-          `${this.config.baseURL} sent nothing for ${this.config.idleTimeoutMs} ms (idleTimeoutMs); the stream stalled`,
-          { retryable: true, cause: thrown },
-        ),
-      };
-    }
-    if (this.timeoutFired) {
-      return {
-        error: new AgentError(
-          "MODEL_ERROR",
-          `the request to ${this.config.baseURL} did not finish within ${this.config.timeoutMs} ms (timeoutMs)`,
-          { retryable: true, cause: thrown },
-        ),
-      };
-    }
+    const limit = this.limits.limitError(this.config.baseURL, thrown);
+    if (limit !== undefined) return { error: limit };
     return classifyModelError(thrown, {
       baseURL: this.config.baseURL,
       model: this.config.model,
@@ -112,17 +86,7 @@ export class StreamAttempt {
   }
 
   private stopIfInterrupted(): void {
-    if (this.controller.signal.aborted) throw new AttemptStopped("the model request was stopped");
-  }
-
-  /** Restarts the idle timer: bytes arrived. */
-  private touch(): void {
-    clearTimeout(this.idleTimer);
-    if (this.controller.signal.aborted) return;
-    this.idleTimer = setTimeout(() => {
-      this.idleFired = true;
-      this.controller.abort();
-    }, this.config.idleTimeoutMs);
+    if (this.limits.controller.signal.aborted) throw new AttemptStopped("the model request was stopped");
   }
 }
 

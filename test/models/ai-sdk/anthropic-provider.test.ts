@@ -1,8 +1,9 @@
 import { createAnthropic } from "@ai-sdk/anthropic";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { aiSdkModel, defineTool, query } from "../../../src/index.js";
-import { collect, removeDir, tempDir, textOf } from "../../support/engine.js";
-import { anthropicReplies, startAnthropicServer, type AnthropicServer } from "../../support/anthropic-server.js";
+import { describe, expect, it } from "vitest";
+import { aiSdkModel, query } from "../../../src/index.js";
+import { collect, textOf } from "../../support/engine.js";
+import { anthropicReplies } from "../../support/anthropic-server.js";
+import { anthropicServerPerTest, endlessTextReply, tempDirPerTest, weatherTool } from "../../support/anthropic-per-test.js";
 
 /**
  * aiSdkModel with a real provider package, @ai-sdk/anthropic (v3 line), against the local server speaking the
@@ -10,28 +11,11 @@ import { anthropicReplies, startAnthropicServer, type AnthropicServer } from "..
  * statecraft's adapter around it.
  */
 
-let server: AnthropicServer;
-let cwd: string;
-beforeEach(async () => {
-  server = await startAnthropicServer();
-  cwd = tempDir("statecraft-ai-sdk-anthropic-");
-});
-afterEach(async () => {
-  await server.close();
-  removeDir(cwd);
-});
+const server = anthropicServerPerTest();
+const work = tempDirPerTest("statecraft-ai-sdk-anthropic-");
 
 const seen: unknown[] = [];
-const getWeather = defineTool({
-  name: "get_weather",
-  description: "Get the current weather in a given location",
-  inputSchema: { type: "object", properties: { location: { type: "string" } }, required: ["location"] },
-  risk: "read",
-  execute: (input: { location: string }) => {
-    seen.push(input);
-    return `${input.location}: 18C, clear`;
-  },
-});
+const getWeather = weatherTool(seen);
 
 function providerModel() {
   const anthropic = createAnthropic({ baseURL: `${server.baseUrl}/v1`, apiKey: "sk-ant-provider-test" });
@@ -46,7 +30,7 @@ describe("aiSdkModel(@ai-sdk/anthropic) against a local Messages API server", ()
   it("thinking with a tool: the provider's reasoning metadata goes back, and the second request carries the thinking block and signature unchanged", async () => {
     seen.length = 0;
     server.enqueue(anthropicReplies.fixture("thinking-tool-use"), anthropicReplies.fixture("after-tool-result-text"));
-    const { events, result } = await collect(query("Weather in Paris?", { model: providerModel(), tools: [getWeather], cwd, systemPrompt: "Be brief." }));
+    const { events, result } = await collect(query("Weather in Paris?", { model: providerModel(), tools: [getWeather], cwd: work.path, systemPrompt: "Be brief." }));
     expect(result.reason).toBe("final_answer");
     expect(textOf(events)).toBe("It is 18°C and clear in Paris.");
     expect(events.filter((e) => e.type === "thinking_delta").map((e) => (e as { text: string }).text).join("")).toBe(
@@ -78,7 +62,7 @@ describe("aiSdkModel(@ai-sdk/anthropic) against a local Messages API server", ()
   it("parallel calls and redacted thinking through the provider package", async () => {
     seen.length = 0;
     server.enqueue(anthropicReplies.fixture("redacted-thinking"), anthropicReplies.fixture("parallel-tool-use"), anthropicReplies.fixture("docs-basic-text"));
-    const { result } = await collect(query("Weather?", { model: providerModel(), tools: [getWeather], cwd }));
+    const { result } = await collect(query("Weather?", { model: providerModel(), tools: [getWeather], cwd: work.path }));
     expect(result.text).toBe("Hello!");
     expect(seen).toEqual([{ location: "Oslo" }, { location: "San Francisco, CA" }, { location: "New York, NY" }]);
     const blocks = server.requests[1].body.messages[1].content;
@@ -88,29 +72,15 @@ describe("aiSdkModel(@ai-sdk/anthropic) against a local Messages API server", ()
 
   it("a 529 overloaded answer is retried by statecraft (the provider marks it retryable)", async () => {
     server.enqueue(anthropicReplies.jsonFixture("overloaded-error", 529), anthropicReplies.fixture("docs-basic-text"));
-    const { events, result } = await collect(query("Hi", { model: providerModel(), cwd }));
+    const { events, result } = await collect(query("Hi", { model: providerModel(), cwd: work.path }));
     expect(result.text).toBe("Hello!");
     expect(events.filter((e) => e.type === "retry")).toHaveLength(1);
     expect(server.requests).toHaveLength(2);
   });
 
   it("abort mid-stream: the provider's request is stopped and the server sees the connection closed", async () => {
-    let closed!: () => void;
-    const connectionClosed = new Promise<void>((resolve) => (closed = resolve));
-    server.enqueue({
-      type: "custom",
-      handle(_req, res) {
-        res.writeHead(200, { "content-type": "text/event-stream" });
-        res.write('event: message_start\ndata: {"type":"message_start","message":{"id":"m","type":"message","role":"assistant","content":[],"model":"x","stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":1,"output_tokens":1}}}\n\n');
-        res.write('event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}\n\n');
-        let n = 0;
-        const timer = setInterval(() => res.write(`event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"w${n++} "}}\n\n`), 20);
-        res.on("close", () => {
-          clearInterval(timer);
-          closed();
-        });
-      },
-    });
+    const { reply, connectionClosed } = endlessTextReply("w");
+    server.enqueue(reply);
     const controller = new AbortController();
     const reason = new Error("stop now");
     let deltas = 0;

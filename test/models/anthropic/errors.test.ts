@@ -1,19 +1,14 @@
 import type { ServerResponse } from "node:http";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { anthropicModel } from "../../../src/index.js";
 import { AgentError } from "../../../src/errors/agent-error.js";
 import type { ModelRequest, ModelStreamEvent } from "../../../src/models/model.js";
-import { anthropicReplies, startAnthropicServer, type AnthropicServer } from "../../support/anthropic-server.js";
+import { anthropicReplies } from "../../support/anthropic-server.js";
+import { anthropicServerPerTest, endlessTextReply } from "../../support/anthropic-per-test.js";
 
 /** Every error class of the Messages API, through the SDK and HTTP, and an abort mid-stream. */
 
-let server: AnthropicServer;
-beforeEach(async () => {
-  server = await startAnthropicServer();
-});
-afterEach(async () => {
-  await server.close();
-});
+const server = anthropicServerPerTest();
 
 const KEY = "sk-ant-api03-secret-key-value";
 const request: ModelRequest = { messages: [{ role: "user", content: "Hello" }], tools: [], sessionId: "s", turn: 0 };
@@ -163,22 +158,8 @@ describe("anthropicModel errors", () => {
 
 describe("anthropicModel abort", () => {
   it("aborting mid-stream ends the call with the abort reason and the server sees the connection closed", async () => {
-    let closed!: () => void;
-    const connectionClosed = new Promise<void>((resolve) => (closed = resolve));
-    server.enqueue({
-      type: "custom",
-      handle(_req, res) {
-        res.writeHead(200, { "content-type": "text/event-stream" });
-        res.write('event: message_start\ndata: {"type":"message_start","message":{"id":"m","type":"message","role":"assistant","content":[],"model":"x","usage":{"input_tokens":1,"output_tokens":1}}}\n\n');
-        res.write('event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}\n\n');
-        let n = 0;
-        const timer = setInterval(() => res.write(`event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"word${n++} "}}\n\n`), 20);
-        res.on("close", () => {
-          clearInterval(timer);
-          closed();
-        });
-      },
-    });
+    const { reply, connectionClosed } = endlessTextReply("word");
+    server.enqueue(reply);
     const controller = new AbortController();
     const reason = new Error("stop now");
     const events: ModelStreamEvent[] = [];

@@ -1,21 +1,16 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { anthropicModel } from "../../../src/index.js";
 import type { Message } from "../../../src/models/messages.js";
 import type { ModelRequest, ModelStreamEvent } from "../../../src/models/model.js";
-import { anthropicReplies, startAnthropicServer, type AnthropicServer } from "../../support/anthropic-server.js";
+import { anthropicReplies } from "../../support/anthropic-server.js";
+import { anthropicServerPerTest } from "../../support/anthropic-per-test.js";
 
 /**
  * Each recorded-shape stream of test/fixtures/anthropic-wire/ through `anthropicModel().stream()`, the SDK and HTTP:
  * the exact events streamed, and the response (text, tool calls, finish reason, usage, the blocks kept to send back).
  */
 
-let server: AnthropicServer;
-beforeEach(async () => {
-  server = await startAnthropicServer();
-});
-afterEach(async () => {
-  await server.close();
-});
+const server = anthropicServerPerTest();
 
 const WEATHER = {
   name: "get_weather",

@@ -1,36 +1,20 @@
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { anthropicModel, defineTool, query } from "../../../src/index.js";
-import { collect, readJsonl, removeDir, tempDir, textOf } from "../../support/engine.js";
-import { anthropicReplies, startAnthropicServer, type AnthropicServer } from "../../support/anthropic-server.js";
+import { collect, readJsonl, textOf } from "../../support/engine.js";
+import { anthropicReplies } from "../../support/anthropic-server.js";
+import { anthropicServerPerTest, tempDirPerTest, weatherTool } from "../../support/anthropic-per-test.js";
 
 /**
  * Full `query()` runs with `anthropicModel({ baseUrl })` against the local Messages API server: the engine, the
  * provider, the official SDK and HTTP all real.
  */
 
-let server: AnthropicServer;
-let cwd: string;
-beforeEach(async () => {
-  server = await startAnthropicServer();
-  cwd = tempDir("statecraft-anthropic-");
-});
-afterEach(async () => {
-  await server.close();
-  removeDir(cwd);
-});
+const server = anthropicServerPerTest();
+const work = tempDirPerTest("statecraft-anthropic-");
 
 const calls: unknown[] = [];
-const getWeather = defineTool({
-  name: "get_weather",
-  description: "Get the current weather in a given location",
-  inputSchema: { type: "object", properties: { location: { type: "string" } }, required: ["location"] },
-  risk: "read",
-  execute: (input: { location: string }) => {
-    calls.push(input);
-    return `${input.location}: 18C, clear`;
-  },
-});
+const getWeather = weatherTool(calls);
 
 const KEY = "sk-ant-api03-test-key";
 
@@ -44,7 +28,7 @@ describe("query() with anthropicModel against a local Messages API server", () =
     calls.length = 0;
     server.enqueue(anthropicReplies.fixture("thinking-tool-use"), anthropicReplies.fixture("after-tool-result-text"));
     const model = anthropicModel({ model: "claude-sonnet-4-5", maxTokens: 4096, thinking: { budgetTokens: 2048 }, cache: true, baseUrl: server.baseUrl, apiKey: KEY }, {});
-    const { events, result } = await collect(query("Weather in Paris?", { model, tools: [getWeather], cwd, systemPrompt: "Be brief." }));
+    const { events, result } = await collect(query("Weather in Paris?", { model, tools: [getWeather], cwd: work.path, systemPrompt: "Be brief." }));
 
     expect(result.reason).toBe("final_answer");
     expect(result.text).toBe("It is 18°C and clear in Paris.");
@@ -79,7 +63,7 @@ describe("query() with anthropicModel against a local Messages API server", () =
     ]);
 
     // The trace records each answer's finish reason and usage as the provider reported them.
-    const responses = readJsonl<TraceLine>(join(cwd, ".agent", "trace.jsonl"))
+    const responses = readJsonl<TraceLine>(join(work.path, ".agent", "trace.jsonl"))
       .map((line) => line.details?.response)
       .filter((r) => r !== undefined);
     expect(responses.map((r) => r!.finishReason)).toEqual(["tool_calls", "stop"]);
@@ -91,7 +75,7 @@ describe("query() with anthropicModel against a local Messages API server", () =
     server.enqueue(anthropicReplies.fixture("docs-basic-text"));
     const model = anthropicModel({ model: "claude-sonnet-4-5", maxTokens: 1024, cache: true, baseUrl: server.baseUrl, apiKey: KEY }, {});
     const second = defineTool({ ...getWeather, name: "get_time", description: "The time in a location" });
-    await collect(query("Hello", { model, tools: [getWeather, second], cwd, systemPrompt: "Be brief." }));
+    await collect(query("Hello", { model, tools: [getWeather, second], cwd: work.path, systemPrompt: "Be brief." }));
     const body = server.requests[0].body;
     expect(body.tools.map((t: { name: string; cache_control?: unknown }) => [t.name, t.cache_control])).toEqual([
       ["get_weather", undefined],
@@ -109,7 +93,7 @@ describe("query() with anthropicModel against a local Messages API server", () =
   it("cache off: no cache_control anywhere", async () => {
     server.enqueue(anthropicReplies.fixture("docs-basic-text"));
     const model = anthropicModel({ model: "claude-sonnet-4-5", maxTokens: 1024, baseUrl: server.baseUrl, apiKey: KEY }, {});
-    await collect(query("Hello", { model, tools: [getWeather], cwd, systemPrompt: "Be brief." }));
+    await collect(query("Hello", { model, tools: [getWeather], cwd: work.path, systemPrompt: "Be brief." }));
     expect(JSON.stringify(server.requests[0].body)).not.toContain("cache_control");
     expect(server.requests[0].body.thinking).toBeUndefined();
   });
@@ -118,7 +102,7 @@ describe("query() with anthropicModel against a local Messages API server", () =
     calls.length = 0;
     server.enqueue(anthropicReplies.fixture("parallel-tool-use"), anthropicReplies.fixture("docs-basic-text"));
     const model = anthropicModel({ model: "claude-sonnet-4-5", maxTokens: 1024, baseUrl: server.baseUrl, apiKey: KEY }, {});
-    const { result } = await collect(query("Weather in SF and NYC?", { model, tools: [getWeather], cwd }));
+    const { result } = await collect(query("Weather in SF and NYC?", { model, tools: [getWeather], cwd: work.path }));
     expect(result.toolCalls).toBe(2);
     expect(calls).toEqual([{ location: "San Francisco, CA" }, { location: "New York, NY" }]);
     const sent = server.requests[1].body.messages;
@@ -139,7 +123,7 @@ describe("query() with anthropicModel against a local Messages API server", () =
   it("redacted thinking goes back exactly as it came, before the thinking block and the call", async () => {
     server.enqueue(anthropicReplies.fixture("redacted-thinking"), anthropicReplies.fixture("docs-basic-text"));
     const model = anthropicModel({ model: "claude-3-7-sonnet-20250219", maxTokens: 4096, thinking: { budgetTokens: 1024 }, baseUrl: server.baseUrl, apiKey: KEY }, {});
-    await collect(query("Weather in Oslo?", { model, tools: [getWeather], cwd }));
+    await collect(query("Weather in Oslo?", { model, tools: [getWeather], cwd: work.path }));
     expect(server.requests[1].body.messages[1].content.map((b: { type: string }) => b.type)).toEqual(["redacted_thinking", "thinking", "tool_use"]);
     expect(server.requests[1].body.messages[1].content[0].data).toBe(
       "EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpPkNRj2YfWXGmKDxH4mPnZ5sQ7vB+URSKF7oqxqRQ8L5L8rLVyIwxtE3rAFBa8cr3qpP",
@@ -149,9 +133,9 @@ describe("query() with anthropicModel against a local Messages API server", () =
   it("a session continued in a second run sends the first run's thinking blocks back too", async () => {
     server.enqueue(anthropicReplies.fixture("docs-thinking"));
     const model = anthropicModel({ model: "claude-sonnet-4-5", maxTokens: 20000, thinking: { budgetTokens: 16000 }, baseUrl: server.baseUrl, apiKey: KEY }, {});
-    const first = await collect(query("What is 27 * 453?", { model, cwd }));
+    const first = await collect(query("What is 27 * 453?", { model, cwd: work.path }));
     server.enqueue(anthropicReplies.fixture("docs-basic-text"));
-    await collect(query("Thanks", { model, cwd, sessionId: first.result.sessionId }));
+    await collect(query("Thanks", { model, cwd: work.path, sessionId: first.result.sessionId }));
     const sent = server.requests[1].body.messages;
     expect(sent.map((m: { role: string }) => m.role)).toEqual(["user", "assistant", "user"]);
     expect(sent[1].content[0]).toEqual({
@@ -171,7 +155,7 @@ describe("query() with anthropicModel against a local Messages API server", () =
       anthropicReplies.text("fits now"),
     );
     const model = anthropicModel({ model: "claude-sonnet-4-5", maxTokens: 1024, baseUrl: server.baseUrl, apiKey: KEY }, {});
-    const { result } = await collect(query("x", { model, tools: [bulky], cwd, contextWindow: 800, reserveTokens: 0, summarize: () => (summaries++, "short summary") }));
+    const { result } = await collect(query("x", { model, tools: [bulky], cwd: work.path, contextWindow: 800, reserveTokens: 0, summarize: () => (summaries++, "short summary") }));
     expect(result.reason).toBe("final_answer");
     expect(result.text).toBe("fits now");
     expect(summaries).toBe(1);
