@@ -55,6 +55,7 @@ function blobOf(data: string): { hash: string; bytes: Buffer } | undefined {
 const isInline = (value: unknown): value is string => typeof value === "string" && !/^(?:https?|data):/i.test(value);
 
 function partHasData(part: ContentPart): boolean {
+  if (part === null || typeof part !== "object") return false;
   return (part.type === "image" && isInline(part.image)) || (part.type === "file" && isInline(part.data));
 }
 
@@ -75,6 +76,7 @@ function kept(blobs: BlobStore, blob: { hash: string; bytes: Buffer }): boolean 
 export function partsToBlobs(parts: readonly ContentPart[], blobs: BlobStore): RecordedPart[] {
   if (!parts.some(partHasData)) return parts as RecordedPart[];
   return parts.map((part): RecordedPart => {
+    if (!partHasData(part)) return part;
     if (part.type === "image" && isInline(part.image)) {
       const blob = blobOf(part.image);
       if (!blob || !kept(blobs, blob)) return part;
