@@ -109,8 +109,18 @@ export function fileBlobStore(cwd: string): BlobStore {
       known.add(hash);
     },
     get(hash) {
-      const bytes = read(hash);
-      if (bytes === undefined) throw new AgentError("BLOB_NOT_FOUND", `${fileOf(hash)} is missing: the recorded image or file sha256:${hash} is not in ${folder}; copy the .agent/blobs/ folder with the trace, transcript or stored run that names it`);
+      let bytes: Buffer | undefined;
+      try {
+        bytes = read(hash);
+      } catch (error) {
+        // Damaged since it was written: the next write of these bytes puts them back.
+        known.delete(hash);
+        throw error;
+      }
+      if (bytes === undefined) {
+        known.delete(hash);
+        throw new AgentError("BLOB_NOT_FOUND", `${fileOf(hash)} is missing: the recorded image or file sha256:${hash} is not in ${folder}; copy the .agent/blobs/ folder with the trace, transcript or stored run that names it`);
+      }
       known.add(hash);
       return bytes;
     },
