@@ -185,6 +185,8 @@ function prepareResumed(stored: StoredRun, options: ResumeOptions, cwd: string):
     ...(s.contextWindow !== undefined ? { contextWindow: s.contextWindow } : {}),
     ...(s.reserveTokens !== undefined ? { reserveTokens: s.reserveTokens } : {}),
     ...(s.keepRecentTokens !== undefined ? { keepRecentTokens: s.keepRecentTokens } : {}),
+    // The answer's schema as recorded (a Standard Schema's JSON Schema), unless resume() is given its own.
+    ...(s.output !== undefined ? { output: s.output, ...(s.outputRetries !== undefined ? { outputRetries: s.outputRetries } : {}) } : {}),
     ...stripUndefined(options),
     model: options.model,
     permissions,
