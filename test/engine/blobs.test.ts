@@ -1,6 +1,8 @@
 import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { Writable } from "node:stream";
+import { pino } from "pino";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { defineTool, query, resume, scriptedModel } from "../../src/index.js";
 import { fork } from "../../src/debug/fork.js";
@@ -136,6 +138,46 @@ describe("blobs: binary content kept once, by hash", () => {
     expect(store.get(HASH).equals(PNG)).toBe(true);
     // Written through a temp file renamed into place: nothing else is left in the folder.
     expect(blobFiles()).toEqual([HASH]);
+  });
+});
+
+describe("blobs: the workspace's .agent/ is untrusted", () => {
+  it("a link planted where a blob goes is never followed: reading refuses it, writing replaces the link", async () => {
+    const outside = tempDir("statecraft-blobs-outside-");
+    try {
+      const target = join(outside, "victim.txt");
+      writeFileSync(target, "keep me");
+      const { mkdirSync, symlinkSync, lstatSync } = await import("node:fs");
+      mkdirSync(blobsDir(), { recursive: true });
+      symlinkSync(target, join(blobsDir(), HASH));
+      const store = fileBlobStore(cwd);
+      expect(() => store.get(HASH)).toThrow(expect.objectContaining({ code: "BLOB_DAMAGED", message: expect.stringContaining("symbolic link") }));
+      store.put(HASH, PNG);
+      expect(readFileSync(target, "utf8")).toBe("keep me");
+      expect(lstatSync(join(blobsDir(), HASH)).isSymbolicLink()).toBe(false);
+      expect(store.get(HASH).equals(PNG)).toBe(true);
+    } finally {
+      removeDir(outside);
+    }
+  });
+
+  it("a .agent/blobs that is a link is not written through: the run goes on, its lines keep the image, and it says why", async () => {
+    const outside = tempDir("statecraft-blobs-outside-");
+    try {
+      const { mkdirSync, symlinkSync } = await import("node:fs");
+      mkdirSync(join(cwd, ".agent"), { recursive: true });
+      symlinkSync(outside, blobsDir());
+      const errors: string[] = [];
+      const logger = pino({ level: "warn" }, new Writable({ write: (chunk, _enc, done) => (errors.push(String((JSON.parse(String(chunk)) as { err?: string }).err ?? "")), done()) }));
+      const model = scriptedModel([{ text: "A dot." }]);
+      const { result } = await collect(query(imageInput("What is it?"), { model, cwd, logger }));
+      expect(result.reason).toBe("final_answer");
+      expect(readdirSync(outside)).toEqual([]);
+      expect(readFileSync(traceFile(), "utf8")).toContain(B64);
+      expect(errors.join("\n")).toMatch(/could not write the blob sha256:[0-9a-f]{64}: .*symbolic link/);
+    } finally {
+      removeDir(outside);
+    }
   });
 });
 
