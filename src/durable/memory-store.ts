@@ -118,7 +118,12 @@ export function boundedMemoryStore(limit: number): MemoryStore {
     transcript: touch,
     hasTranscript: (cwd, sessionId) => transcripts.has(key(cwd, sessionId)),
     blobs: (cwd, sessionId) => blobs.of(key(cwd, sessionId)),
-    allBlobs: { put: () => {}, get: (hash) => blobs.get(hash) },
+    allBlobs: {
+      put: () => {
+        throw new Error("allBlobs only reads blobs; a session's lines write through blobs(cwd, sessionId)");
+      },
+      get: (hash) => blobs.get(hash),
+    },
   };
 }
 

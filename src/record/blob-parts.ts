@@ -32,23 +32,32 @@ export type RecordedPart = ContentPart | BlobPart;
 const PREFIX = "sha256:";
 
 /**
- * Base64 text → its hash and bytes, for the last texts seen: the same image is in the trace's first line, the
- * transcript and each checkpoint of the stored run, and is hashed once.
+ * Base64 text → its hash and size, for the last texts seen: the same image is in the trace's first line, the
+ * transcript and each checkpoint of the stored run, and is hashed once. Bounded by count and by characters (the
+ * texts are the map's keys), so a run's large images are not kept alive by it for long after the run.
  */
-const recent = new Map<string, { hash: string; bytes: Buffer } | null>();
+const recent = new Map<string, { hash: string; size: number } | null>();
 const RECENT = 32;
+const RECENT_CHARS = 32 * 1024 * 1024;
+let recentChars = 0;
 
-function blobOf(data: string): { hash: string; bytes: Buffer } | undefined {
-  let known = recent.get(data);
-  if (known === undefined) {
-    const bytes = Buffer.from(data, "base64");
-    // Only text that is exactly the base64 of its bytes: anything else (unpadded, odd) is kept as it is, so reading
-    // the record back gives the very text the model was sent.
-    known = bytes.toString("base64") === data && data !== "" ? { hash: sha256Hex(bytes), bytes } : null;
-    if (recent.size >= RECENT) recent.delete(recent.keys().next().value!);
-    recent.set(data, known);
+function blobOf(data: string): { hash: string; size: number; bytes?: Buffer } | undefined {
+  const known = recent.get(data);
+  if (known !== undefined) return known ?? undefined;
+  const bytes = Buffer.from(data, "base64");
+  // Only text that is exactly the base64 of its bytes: anything else (unpadded, odd) is kept as it is, so reading the
+  // record back gives the very text the model was sent.
+  const blob = bytes.toString("base64") === data && data !== "" ? { hash: sha256Hex(bytes), size: bytes.length } : null;
+  while (recent.size > 0 && (recent.size >= RECENT || recentChars + data.length > RECENT_CHARS)) {
+    const oldest = recent.keys().next().value!;
+    recent.delete(oldest);
+    recentChars -= oldest.length;
   }
-  return known ?? undefined;
+  if (data.length <= RECENT_CHARS) {
+    recent.set(data, blob);
+    recentChars += data.length;
+  }
+  return blob ? { ...blob, bytes } : undefined;
 }
 
 /** Whether a part's data is base64 (not a URL): what goes to the blob store. */
@@ -63,9 +72,9 @@ function partHasData(part: ContentPart): boolean {
  * Puts a blob in the store; false when the store could not keep it (a full disk): the part is then written with its
  * data, as before blobs, and the store's owner has heard why (`reportingBlobs`).
  */
-function kept(blobs: BlobStore, blob: { hash: string; bytes: Buffer }): boolean {
+function kept(blobs: BlobStore, blob: { hash: string; bytes?: Buffer }, data: string): boolean {
   try {
-    blobs.put(blob.hash, blob.bytes);
+    if (!blobs.has?.(blob.hash)) blobs.put(blob.hash, blob.bytes ?? Buffer.from(data, "base64"));
     return true;
   } catch {
     return false;
@@ -79,15 +88,15 @@ export function partsToBlobs(parts: readonly ContentPart[], blobs: BlobStore): R
     if (!partHasData(part)) return part;
     if (part.type === "image" && isInline(part.image)) {
       const blob = blobOf(part.image);
-      if (!blob || !kept(blobs, blob)) return part;
+      if (!blob || !kept(blobs, blob, part.image)) return part;
       const { image: _data, type, ...rest } = part;
-      return { type, blob: PREFIX + blob.hash, ...rest, bytes: blob.bytes.length };
+      return { type, blob: PREFIX + blob.hash, ...rest, bytes: blob.size };
     }
     if (part.type === "file" && isInline(part.data)) {
       const blob = blobOf(part.data);
-      if (!blob || !kept(blobs, blob)) return part;
+      if (!blob || !kept(blobs, blob, part.data)) return part;
       const { data: _data, type, ...rest } = part;
-      return { type, blob: PREFIX + blob.hash, ...rest, bytes: blob.bytes.length };
+      return { type, blob: PREFIX + blob.hash, ...rest, bytes: blob.size };
     }
     return part;
   });

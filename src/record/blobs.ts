@@ -15,6 +15,8 @@ export interface BlobStore {
   put(hash: string, bytes: Buffer): void;
   /** The bytes kept under `hash`, checked against it; `BLOB_NOT_FOUND` or `BLOB_DAMAGED` when it can't give them. */
   get(hash: string): Buffer;
+  /** Whether `put` of this hash would do nothing (known kept): spares decoding the bytes again. */
+  has?(hash: string): boolean;
 }
 
 /** The SHA-256 of bytes, hex. */
@@ -77,6 +79,7 @@ export function fileBlobStore(cwd: string): BlobStore {
     return bytes;
   };
   return {
+    has: (hash) => known.has(hash),
     put(hash, bytes) {
       if (known.has(hash)) return;
       const file = fileOf(hash);
@@ -152,6 +155,7 @@ export class MemoryBlobs {
         hashes.add(hash);
       },
       get: (hash) => this.get(hash),
+      has: (hash) => this.owned.get(owner)?.has(hash) === true,
     };
   }
 
@@ -220,11 +224,13 @@ export function reportingBlobs(store: BlobStore, onError: (error: Error) => void
       }
     },
     get: (hash) => store.get(hash),
+    ...(store.has ? { has: (hash: string) => store.has!(hash) } : {}),
   };
 }
 
 /** Keeps nothing: for lines that are compared, not kept (a replay's), whose references only need the hash. */
 export const hashOnlyBlobs: BlobStore = {
+  has: () => true,
   put() {},
   get(hash) {
     throw new AgentError("BLOB_NOT_FOUND", `sha256:${hash} was never kept (hash-only blob store)`);
