@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { defineTool, query, resume, scriptedModel } from "../../src/index.js";
 import { fork } from "../../src/debug/fork.js";
 import { replay } from "../../src/debug/replay.js";
-import { loadSession, sessionOf } from "../../src/debug/session.js";
+import { loadSession, sessionOf, summarizeSessions } from "../../src/debug/session.js";
 import type { AnyTraceLine } from "../../src/record/format.js";
 import { openaiModel } from "../../src/models/openai/index.js";
 import { fileBlobStore } from "../../src/record/blobs.js";
@@ -83,6 +83,8 @@ describe("blobs: binary content kept once, by hash", () => {
   it("replay of that trace is identical; a fork sends the model the same data URLs as the live run did", async () => {
     const result = await imageTwice();
     const session = await loadSession(traceFile(), result.sessionId);
+    // People see the request with its image named, not a blank.
+    expect((await summarizeSessions(traceFile()))[0].request).toBe(`What is in it? Then read shot.png. [image image/png, ${PNG.length} bytes]`);
     const replayed = await replay(session);
     expect(replayed.divergence?.message).toBeUndefined();
     expect(replayed.identical).toBe(true);
