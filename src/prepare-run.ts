@@ -56,7 +56,10 @@ export function prepare(given: QueryInput, options: QueryOptions, placement: Run
     throw fail("query(input, options): a list of messages starts a new conversation; to continue a session, give it a prompt or one user message");
   }
   const model = checkModel(options.model);
+  const output = options.output !== undefined ? { ...compileOutput(options.output), retries: checkOutputRetries(options.outputRetries) } : undefined;
   const recorded = recordedSettings(options, placement);
+  // The answer's schema as data: what a resumed or queued run checks the answer against.
+  if (output) Object.assign(recorded, { output: output.request.schema, outputRetries: output.retries });
   const cwd = checkCwd(options.cwd);
   const sessionId = checkedSessionId(placement.sessionId ?? options.sessionId ?? randomUUID());
   const tools = checkTools(options.tools);
@@ -78,7 +81,7 @@ export function prepare(given: QueryInput, options: QueryOptions, placement: Run
     policy,
     hooks: checkHooks(options),
     ...(options.summarize ? { summarize: options.summarize } : {}),
-    ...(options.output !== undefined ? { output: { ...compileOutput(options.output), retries: checkOutputRetries(options.outputRetries) } } : {}),
+    ...(output ? { output } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
   };
   // The warning ("not sandboxed here") goes where the run's warnings go, once, when a first process starts.

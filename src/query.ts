@@ -125,7 +125,7 @@ export function memoryOfRun(run: QueryRun): RunMemory | undefined {
 
 /** Gives a run `trace()`, `transcript()` and `audit()`: the lines it keeps in memory, parsed. */
 export function withRecords(generator: QueryRun, store: QueryOptions["store"], memory: () => RunMemory | undefined): void {
-  const read = <T>(part: keyof RunMemory) => (): T[] => {
+  const read = <T>(part: "trace" | "transcript" | "audit") => (): T[] => {
     if (store !== "memory") {
       throw new AgentError("INVALID_OPTIONS", `run.${part}() reads what a run keeps in memory; this run writes its ${part} to files (store: "file"): start it with store: "memory", or read the files (readTrace() reads the trace)`);
     }
@@ -257,18 +257,26 @@ async function openRun(prepared: RunSettings, options: QueryOptions, logger: Log
 function keepInMemory(prepared: RunSettings, memory: MemoryStore): RunMemory {
   const { input } = prepared;
   if (!input.history && !prepared.resumed && memory.hasTranscript(input.cwd, input.sessionId)) {
-    const loaded = transcriptFromLines(memory.transcript(input.cwd, input.sessionId).lines);
+    const loaded = transcriptFromLines(memory.transcript(input.cwd, input.sessionId).lines, memory.allBlobs);
     input.history = loaded.messages;
     // The session's allow_always answers hold for its later runs, as the transcript file's allow rules do.
     input.deps.policy!.addSessionRules(loaded.allowRules);
   }
-  const kept: RunMemory = { trace: new MemoryLines(), audit: new MemoryLines(), transcript: memory.transcript(input.cwd, input.sessionId) };
+  const kept: RunMemory = {
+    trace: new MemoryLines(),
+    audit: new MemoryLines(),
+    transcript: memory.transcript(input.cwd, input.sessionId),
+    blobs: memory.blobs(input.cwd, input.sessionId),
+  };
   // A subagent's lines are kept with its parent's, as they would share its files.
   const hostSubagent = (child: unknown) => {
     const run = child as RunSettings;
     // A parent with no trace gives its subagents none either: their lines go nowhere.
     const trace = prepared.traceFile ? kept.trace : new MemoryLines();
-    run.hosted = { sinks: { trace, audit: kept.audit, transcript: memory.transcript(run.input.cwd, run.input.sessionId) } };
+    run.hosted = {
+      sinks: { trace, audit: kept.audit, transcript: memory.transcript(run.input.cwd, run.input.sessionId) },
+      blobs: memory.blobs(run.input.cwd, run.input.sessionId),
+    };
     run.input.deps.hostSubagent = hostSubagent;
   };
   input.deps.hostSubagent ??= hostSubagent;

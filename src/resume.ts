@@ -145,7 +145,7 @@ async function* run(
     // here: from its transcript, or, for a hosted run, from where its host keeps them (the host added them).
     if (!prepared.hosted) {
       const warn = (message: string) => options.logger?.warn({ sessionId }, `statecraft: ${message}`);
-      const remembered = options.store === "memory" ? transcriptFromLines(processMemoryStore().transcript(cwd, sessionId).lines) : loadTranscript(cwd, sessionId, warn);
+      const remembered = options.store === "memory" ? transcriptFromLines(processMemoryStore().transcript(cwd, sessionId).lines, processMemoryStore().allBlobs) : loadTranscript(cwd, sessionId, warn);
       prepared.input.deps.policy!.addSessionRules(remembered.allowRules);
     }
     const inner = startRun(prepared, queryOptions, lifecycle);
@@ -185,6 +185,8 @@ function prepareResumed(stored: StoredRun, options: ResumeOptions, cwd: string):
     ...(s.contextWindow !== undefined ? { contextWindow: s.contextWindow } : {}),
     ...(s.reserveTokens !== undefined ? { reserveTokens: s.reserveTokens } : {}),
     ...(s.keepRecentTokens !== undefined ? { keepRecentTokens: s.keepRecentTokens } : {}),
+    // The answer's schema as recorded (a Standard Schema's JSON Schema), unless resume() is given its own.
+    ...(s.output !== undefined ? { output: s.output, ...(s.outputRetries !== undefined ? { outputRetries: s.outputRetries } : {}) } : {}),
     ...stripUndefined(options),
     model: options.model,
     permissions,

@@ -7,6 +7,7 @@ import { transcriptWriter } from "./observers/transcript-writer.js";
 import type { LineSink } from "./record/jsonl-writer.js";
 import { agentFolder, isInside } from "./record/agent-folder.js";
 import { MemoryLines } from "./durable/memory-store.js";
+import { fileBlobStore, type BlobStore } from "./record/blobs.js";
 import type { RunStore } from "./durable/run-store.js";
 import { storedSettingsOf, tracedOptionsOf, type RunSettings } from "./run-settings.js";
 import type { RunMemory } from "./store-option.js";
@@ -42,7 +43,10 @@ export function runObservers(prepared: RunSettings, parts: RunObserverParts): Ru
   const { input } = prepared;
   // Lines go to the host (statecraft/dbos), to memory, or to files under .agent/.
   const sinks: { trace: LineSink; transcript: LineSink; audit: LineSink } | undefined = prepared.hosted?.sinks ?? parts.memory;
-  const trace = traceOf(prepared, sinks?.trace, parts);
+  // Images and files are kept once, by hash: in the workspace's .agent/blobs/, in memory, or where the host says
+  // (statecraft/dbos gives none: its lines hold them).
+  const blobs: BlobStore | undefined = prepared.hosted ? prepared.hosted.blobs : parts.memory ? parts.memory.blobs : fileBlobStore(input.cwd);
+  const trace = traceOf(prepared, sinks?.trace, parts, blobs);
   const { secrets, onError } = parts;
   const writers: Array<InternalObserver & { close(): void }> = [
     ...(trace ? [trace] : []),
@@ -55,6 +59,7 @@ export function runObservers(prepared: RunSettings, parts: RunObserverParts): Ru
       ...(sinks ? { out: sinks.transcript } : {}),
       // Lines kept in memory are the engine's alone: nothing to sign them against, and no key is made.
       ...(sinks?.transcript instanceof MemoryLines ? { signed: false } : {}),
+      ...(blobs ? { blobs } : {}),
     }),
     auditWriter({ file: join(agentFolder(input.cwd), "audit.jsonl"), inside: agentFolder(input.cwd), secrets, onError, ...(sinks ? { out: sinks.audit } : {}) }),
   ];
@@ -72,7 +77,7 @@ export function runObservers(prepared: RunSettings, parts: RunObserverParts): Ru
 }
 
 /** The trace writer of the run, if it keeps a trace: to its file, or to the host's or memory's lines. */
-function traceOf(prepared: RunSettings, out: LineSink | undefined, parts: RunObserverParts): TraceObserver | undefined {
+function traceOf(prepared: RunSettings, out: LineSink | undefined, parts: RunObserverParts, blobs: BlobStore | undefined): TraceObserver | undefined {
   const { input } = prepared;
   if (!prepared.traceFile && !prepared.hosted) return undefined;
   const file = out ? "" : prepared.traceFile || "";
@@ -88,5 +93,6 @@ function traceOf(prepared: RunSettings, out: LineSink | undefined, parts: RunObs
     ...(input.loop.parentSession !== undefined ? { parentSession: input.loop.parentSession } : {}),
     ...(prepared.forkedAt ? { forkedAt: prepared.forkedAt } : {}),
     ...(prepared.resumed ? { resumed: { seq: prepared.resumed.seq, fields: prepared.resumed.fields } } : {}),
+    ...(blobs ? { blobs } : {}),
   });
 }

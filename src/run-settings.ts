@@ -1,3 +1,4 @@
+import type { BlobStore } from "./record/blobs.js";
 import type { createActor } from "xstate";
 import type { Effects } from "./actors/effects.js";
 import type { engineMachine } from "./machine/engine.js";
@@ -40,6 +41,8 @@ export interface HostedRun {
   /** Default: the engine's own (a subagent of a hosted run runs inside its parent's tool step, journalled as one). */
   effects?: Effects;
   sinks: { trace: LineSink; transcript: LineSink; audit: LineSink };
+  /** Where the lines' images and files go, named by hash; without it they are written into the lines (statecraft/dbos). */
+  blobs?: BlobStore;
   /** The host's time for the machine (its deadline and `timedOut` guard) and the clock its timers go through. */
   time?: { machine: Omit<Parameters<typeof engineMachine.provide>[0], "actors">; clock: NonNullable<Parameters<typeof createActor>[1]>["clock"] };
 }

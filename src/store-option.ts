@@ -2,6 +2,7 @@ import { AgentError } from "./errors/agent-error.js";
 import { fileRunStore } from "./durable/file-run-store.js";
 import { MemoryLines, processMemoryStore, type MemoryStore } from "./durable/memory-store.js";
 import type { RunStore } from "./durable/run-store.js";
+import type { BlobStore } from "./record/blobs.js";
 import type { QueryOptions } from "./options.js";
 
 /** Where a run keeps what it records, from its `store`, `runStore` and `traceFile` options. */
@@ -18,6 +19,8 @@ export interface RunMemory {
   trace: MemoryLines;
   audit: MemoryLines;
   transcript: MemoryLines;
+  /** Where the lines' images and files are kept (the session's blobs in the memory store). */
+  blobs: BlobStore;
 }
 
 /** Whether a value has a RunStore's methods (save, load, list, delete): what `store` and `runStore` are checked with. */

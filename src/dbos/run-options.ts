@@ -3,14 +3,17 @@ import type { PermissionMode, PermissionOptions } from "../permissions/types.js"
 import { isPermissionMode, PERMISSION_MODE_LIST } from "../permissions/modes.js";
 import { createPermissionPolicy } from "../permissions/policy.js";
 import type { PermissionSettings, RecordedSettings } from "../record/settings-record.js";
+import { compileOutput, type OutputSchema } from "../tools/output-schema.js";
 
 /**
  * What a queued run carries (no callbacks, no model, no tools): a run's recorded settings, each optional (the worker's
  * defaults apply), less the subagent depth, which is the worker's. Its permissions narrow the worker's (a question
  * nobody can answer always suspends a queued run, so `whenUnanswered` is not the run's to set).
  */
-export interface RunOptions extends Partial<Omit<RecordedSettings, "permissions" | "maxDelegationDepth">> {
+export interface RunOptions extends Partial<Omit<RecordedSettings, "permissions" | "maxDelegationDepth" | "output">> {
   permissions?: { mode?: PermissionMode } & Partial<Pick<PermissionSettings, "allow" | "ask" | "deny">>;
+  /** The final answer's schema: a JSON Schema, or a Standard Schema (zod, …), queued as the JSON Schema it converts to. */
+  output?: OutputSchema;
 }
 
 const NUMBERS = ["maxTurns", "maxToolCalls", "timeoutMs", "maxRepeatedCalls", "maxTokens", "contextWindow", "reserveTokens", "keepRecentTokens"] as const satisfies ReadonlyArray<keyof RunOptions>;
@@ -26,9 +29,23 @@ const OPTION_KEYS = {
   keepRecentTokens: true,
   systemPrompt: true,
   permissions: true,
+  output: true,
+  outputRetries: true,
 } as const satisfies Record<keyof RunOptions, true>;
 const KNOWN = new Set<string>(Object.keys(OPTION_KEYS));
 const RULES = { mode: true, allow: true, ask: true, deny: true } as const satisfies Record<keyof NonNullable<RunOptions["permissions"]>, true>;
+
+/**
+ * The final answer's schema as a queued run carries it: JSON Schema. A Standard Schema (code) is turned into the JSON
+ * Schema its library makes, which the worker checks the answer against (transforms and refinements do not travel).
+ */
+function queuedOutput(schema: unknown, where: string): Record<string, unknown> {
+  try {
+    return compileOutput(schema as OutputSchema).request.schema;
+  } catch (error) {
+    throw new AgentError("INVALID_OPTIONS", `${where}: ${(error as Error).message}`);
+  }
+}
 
 /** Checks what enqueueRun was given and keeps exactly the run options (a callback, a model or tools are refused). */
 export function checkRunOptions(options: Record<string, unknown>, where: string): RunOptions {
@@ -51,6 +68,12 @@ export function checkRunOptions(options: Record<string, unknown>, where: string)
   if (options.systemPrompt !== undefined) {
     if (typeof options.systemPrompt !== "string") throw new AgentError("INVALID_OPTIONS", `${where}: options.systemPrompt must be a string`);
     out.systemPrompt = options.systemPrompt;
+  }
+  if (options.output !== undefined) out.output = queuedOutput(options.output, where);
+  if (options.outputRetries !== undefined) {
+    const retries = options.outputRetries;
+    if (typeof retries !== "number" || !Number.isInteger(retries) || retries < 0) throw new AgentError("INVALID_OPTIONS", `${where}: options.outputRetries must be a whole number ≥ 0, got ${JSON.stringify(retries)}`);
+    out.outputRetries = retries;
   }
   const p = options.permissions as Record<string, unknown> | undefined;
   if (p !== undefined) {

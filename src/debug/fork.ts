@@ -3,7 +3,11 @@ import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { userInputOf, type UserMessageInput } from "../models/input.js";
 import { AgentError } from "../errors/agent-error.js";
-import type { AssistantMessage, AssistantToolCall, Message } from "../models/messages.js";
+import type { AssistantMessage, AssistantToolCall, Message, ToolMessage } from "../models/messages.js";
+import type { ContentPart } from "../models/content.js";
+import { fileBlobStore, type BlobStore } from "../record/blobs.js";
+import { partsFromBlobs } from "../record/blob-parts.js";
+import { hasRequest, requestOf, sessionBlobs } from "./blobs.js";
 import type { Model, ModelStreamEvent } from "../models/model.js";
 import { planCompaction, SUMMARY_PREFIX } from "../compaction/compact.js";
 import { DEFAULT_KEEP_RECENT_TOKENS, type QueryOptions } from "../options.js";
@@ -93,7 +97,7 @@ export function fork(session: TraceSession, options: ForkOptions): QueryRun {
   const inherited = input === "" ? history.slice(0, -1) : history;
   if (inherited.length > 0) {
     // Signed and redacted like the engine's transcript lines: the history may come from a transcript written unredacted.
-    const out = transcriptLines({ cwd, sessionId, secrets: secretValues(), onError: () => {} });
+    const out = transcriptLines({ cwd, sessionId, secrets: secretValues(), onError: () => {}, blobs: fileBlobStore(cwd) });
     const time = new Date().toISOString();
     for (const message of inherited) out.write({ type: "message", time, message });
     out.close();
@@ -127,7 +131,7 @@ export function forkStart(session: TraceSession, at: number, run?: number, cwd: 
     throw new AgentError("INVALID_OPTIONS", `the trace can't be read up to seq ${at}: ${recorded.problem.message}`);
   }
   const summaries = compactionSummaries(session.lines, cwd, session.sessionId);
-  const rebuild: Rebuild = { session, runs, summaries, cwd, summaryOffset: (i) => runs.slice(0, i).reduce((n, lines) => n + compactionsIn(lines), 0) };
+  const rebuild: Rebuild = { session, runs, summaries, cwd, blobs: sessionBlobs(session, cwd), summaryOffset: (i) => runs.slice(0, i).reduce((n, lines) => n + compactionsIn(lines), 0) };
   const initial = initialConversation(rebuild, number - 1, recorded);
   return { ...walk(rebuild, recorded, initial, index), run: number, line: recorded.lines[index] };
 }
@@ -155,6 +159,8 @@ interface Rebuild {
   runs: AnyTraceLine[][];
   /** The folder the fork works in: where the session's transcript is looked for. */
   cwd: string;
+  /** Where the trace's images and files are read back from. */
+  blobs: BlobStore;
   /** Every compaction's summary in the session, in order (undefined where none is known). */
   summaries: Array<string | undefined>;
   /** How many compactions the runs before this one had. */
@@ -168,7 +174,7 @@ function initialConversation(rebuild: Rebuild, index: number, run: RecordedRun):
   const system: Message[] = options?.systemPrompt ? [{ role: "system", content: options.systemPrompt }] : [];
   const forked = (run.lines[0] as { forkedAt?: unknown } | undefined)?.forkedAt !== undefined;
   // A fork without a prompt adds no user message of its own.
-  const request: Message[] = forked && run.input === "" ? [] : [{ role: "user", content: run.input }];
+  const request: Message[] = hasRequest(run) ? [{ role: "user", content: requestOf(run, rebuild.blobs) }] : [];
   const firstCall = run.modelCalls[0];
   const claimed = firstCall ? claimedBy(run.lines[run.lines.findIndex((l) => l.seq === firstCall.seq)]).length : 0;
   const earlier = firstCall?.messages === undefined ? undefined : firstCall.messages - system.length - request.length - claimed;
@@ -248,7 +254,10 @@ function walk(rebuild: Rebuild, run: RecordedRun, initial: Message[], index: num
       if (line.state === "done" && streamed) pushCutOff(messages, details);
       for (const c of open.batch.calls) {
         const result = c.result && c.result.seq <= line.seq ? c.result : undefined;
-        messages.push({ role: "tool", toolCallId: c.id ?? `call_${c.position}`, name: c.name, content: result?.content ?? "Not run.", isError: result ? result.isError : true });
+        const message: ToolMessage = { role: "tool", toolCallId: c.id ?? `call_${c.position}`, name: c.name, content: result?.content ?? "Not run.", isError: result ? result.isError : true };
+        // An image the tool returned, read back from the blob the line names.
+        if (result?.parts) message.parts = partsFromBlobs(result.parts, rebuild.blobs, `the result of ${c.name} (seq ${result.seq})`) as ContentPart[];
+        messages.push(message);
       }
       open = undefined;
     } else if (line.state === "done" && streamed) {

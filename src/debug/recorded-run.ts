@@ -71,6 +71,8 @@ export interface RecordedResult {
   /** Present when the tool ran to an end (result or thrown error); absent for results the engine wrote itself. */
   durationMs?: number;
   error?: ErrorInfo;
+  /** The result's parts (an image the tool returned), as the line holds them: images and files by hash. */
+  parts?: unknown[];
   /** The line that carries the result. */
   seq: number;
   /** The run's result for a call a crash interrupted (a recovered run's `INTERRUPTED`): what the call gave, for the replay. */
@@ -128,7 +130,10 @@ export interface RecordedRun {
   index: number;
   lines: AnyTraceLine[];
   build?: StateTraceLine;
+  /** The request's text (its text parts joined when it had parts). */
   input: string;
+  /** The request's parts, when it had parts (images and files by hash, as the line holds them): see `requestOf`. */
+  inputParts?: unknown[];
   options?: RecordedOptions;
   modelCalls: RecordedModelCall[];
   batches: RecordedBatch[];

@@ -3,6 +3,7 @@ import type { ErrorInfo } from "../errors/agent-error.js";
 import { ENGINE_STATES } from "../record/engine-states.js";
 import type { StateTraceLine, AnyTraceLine } from "../record/format.js";
 import { transcriptPath } from "../record/transcript.js";
+import { contentText, type ContentPart } from "../models/content.js";
 import { liveLines, reentries } from "./gaps.js";
 import type { RecordedTool, RecordedOptions, RecordedRawCall, RecordedResponse, RecordedModelCall, RecordedCall, RecordedBatch, RunProblem, RecordedRun } from "./recorded-run.js";
 
@@ -27,6 +28,10 @@ export function analyseRun(lines: AnyTraceLine[], index = 0): RecordedRun {
     run.build = first;
     const details = detailsOf(first);
     run.input = typeof details.input === "string" ? details.input : "";
+    if (Array.isArray(details.input)) {
+      run.inputParts = details.input as unknown[];
+      run.input = contentText(details.input.filter((p): p is ContentPart => p !== null && typeof p === "object"));
+    }
     const options = readOptions(details.options);
     if (typeof options === "string") run.problem ??= { seq: first.seq, kind: "bad_options", message: options };
     else run.options = options;
@@ -139,6 +144,7 @@ export function analyseRun(lines: AnyTraceLine[], index = 0): RecordedRun {
         call.result = {
           content: typeof entry.content === "string" ? entry.content : "",
           isError: entry.isError === true,
+          ...(Array.isArray(entry.parts) ? { parts: entry.parts as unknown[] } : {}),
           ...(entry.details !== null && typeof entry.details === "object" && !Array.isArray(entry.details) ? { details: entry.details as Record<string, unknown> } : {}),
           ...(typeof entry.durationMs === "number" ? { durationMs: entry.durationMs } : {}),
           ...(error ? { error } : {}),

@@ -3,6 +3,9 @@ import { withoutGaps } from "./gaps.js";
 import type { RunUsage } from "../events.js";
 import { type AnyTraceLine } from "../record/format.js";
 import { analyseRun, detailsOf, isState, type RecordedRun } from "./recording.js";
+import { partsToBlobs } from "../record/blob-parts.js";
+import { hashOnlyBlobs } from "../record/blobs.js";
+import type { ContentPart } from "../models/content.js";
 import { describeLine, excerpt } from "./timeline.js";
 import type { Divergence } from "./replay.js";
 import type { RunOutcome } from "./replay-run.js";
@@ -123,9 +126,12 @@ function normalise(line: AnyTraceLine, refs: Map<string, string>): Record<string
   const d = detailsOf(line);
   const out: Record<string, unknown> = {};
   const list = (value: unknown) => (Array.isArray(value) ? (value as Array<Record<string, unknown>>) : undefined);
-  if (isState(line, "build_context") && "input" in d) out.input = d.input;
+  if (isState(line, "build_context") && "input" in d) out.input = byHash(d.input);
   if ("messages" in d) out.messages = d.messages;
-  if (d.claimed && typeof d.claimed === "object") out.claimed = d.claimed;
+  if (d.claimed && typeof d.claimed === "object") {
+    const claimed = d.claimed as { messages?: unknown };
+    out.claimed = Array.isArray(claimed.messages) ? { ...claimed, messages: claimed.messages.map(byHash) } : claimed;
+  }
   if (d.compaction && typeof d.compaction === "object") out.compaction = d.compaction;
   if (d.retry === true) out.retry = true;
   const response = d.response as Record<string, unknown> | undefined;
@@ -151,6 +157,7 @@ function normalise(line: AnyTraceLine, refs: Map<string, string>): Record<string
       name: r.name,
       content: r.content,
       isError: r.isError,
+      parts: byHash(r.parts),
       details: r.details,
       error: r.error ? { code: (r.error as { code?: unknown }).code, message: (r.error as { message?: unknown }).message } : undefined,
     }));
@@ -171,6 +178,14 @@ function normalise(line: AnyTraceLine, refs: Map<string, string>): Record<string
   return out;
 }
 
+/**
+ * Parts compared by what they hold: an image written inline (a replay's own lines, a trace kept in PostgreSQL) and one
+ * named by hash are the same image when the hash is its bytes'.
+ */
+function byHash(value: unknown): unknown {
+  return Array.isArray(value) ? partsToBlobs(value as ContentPart[], hashOnlyBlobs) : value;
+}
+
 function usageOf(value: unknown): RunUsage | undefined {
   if (!value || typeof value !== "object") return undefined;
   const u = value as Record<string, unknown>;
@@ -189,6 +204,7 @@ const FIELD_NAMES: Record<string, string> = {
   run: "the calls run",
   permissions: "the permission decisions",
   results: "the tool results",
+  parts: "the result's parts",
   errors: "the errors",
   error: "the error",
   reason: "the stop reason",

@@ -4,6 +4,7 @@ import type { Inbox } from "../machine/context.js";
 import type { Message } from "../models/messages.js";
 import type { QueueMode } from "../options.js";
 import { detailsOf, isState, readError } from "./recording.js";
+import { hasRequest } from "./blobs.js";
 import type { RecordedPermissions } from "./replay-permissions.js";
 import type { ReplayShared } from "./replay-shared.js";
 
@@ -83,8 +84,7 @@ export class RecordedContext {
 
   /** Whether the run's first build added the request as a user message (all runs but a fork given no prompt). */
   private addsRequest(): boolean {
-    const forked = (this.r.recording.lines[0] as { forkedAt?: unknown } | undefined)?.forkedAt !== undefined;
-    return !(forked && this.r.recording.input === "");
+    return hasRequest(this.r.recording);
   }
 
   /** The recorded error of the build that began at this seq (a build_context line followed by recover with an error). */

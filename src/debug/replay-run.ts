@@ -18,6 +18,9 @@ import { ReplayRecorder } from "./replay-recorder.js";
 import type { ReplayShared } from "./replay-shared.js";
 import { DEADLINE_MARKER, ReplayStops } from "./replay-stop.js";
 import { RecordedTools } from "./replay-tools.js";
+import { requestOf } from "./blobs.js";
+import type { BlobStore } from "../record/blobs.js";
+import { userInputOf } from "../models/input.js";
 
 /** What one replayed run produced. */
 export interface RunOutcome {
@@ -28,10 +31,10 @@ export interface RunOutcome {
   failure?: string;
 }
 
-export async function replayRun(run: RecordedRun, sessionId: string, summaries: Array<string | undefined>): Promise<RunOutcome> {
+export async function replayRun(run: RecordedRun, sessionId: string, summaries: Array<string | undefined>, blobs: BlobStore): Promise<RunOutcome> {
   if (!run.build || !run.options) return { lines: [], notes: [], failure: run.problem?.message ?? "the run has no build_context line with its options" };
   try {
-    return await new RunReplay(run, run.options, sessionId, summaries).play();
+    return await new RunReplay(run, run.options, sessionId, summaries, blobs).play();
   } catch (error) {
     return { lines: [], notes: [], failure: `the replay could not start: ${(error as Error).message}` };
   }
@@ -57,11 +60,12 @@ class RunReplay {
     private readonly options: RecordedOptions,
     private readonly sessionId: string,
     compactionSummaries: Array<string | undefined>,
+    blobs: BlobStore,
   ) {
     const notes: string[] = [];
     this.recorder = new ReplayRecorder(sessionId, (line) => this.afterLine(line), () => this.stops.checkStop());
     this.stops = new ReplayStops(recording, this.recorder, notes);
-    this.shared = { recording, options, recorder: this.recorder, stops: this.stops, notes };
+    this.shared = { recording, options, recorder: this.recorder, stops: this.stops, notes, blobs };
     this.permissions = new RecordedPermissions(this.shared);
     this.context = new RecordedContext(this.shared, this.permissions);
     this.hooks = new RecordedHooks(this.shared, compactionSummaries);
@@ -109,7 +113,9 @@ class RunReplay {
       validId = false;
     }
     const queued = this.context.queuedMessages();
-    const prepared = prepare(this.recording.input, queryOptions, {
+    // The request as the engine had it: its images and files read back from the blobs the trace names.
+    const request = requestOf(this.recording, this.shared.blobs);
+    const prepared = prepare(userInputOf(request), queryOptions, {
       ...(validId ? { sessionId: this.sessionId } : {}),
       history: this.context.placeholderHistory(),
       inbox: queued.initial,

@@ -1,3 +1,4 @@
+import type { BlobStore } from "../record/blobs.js";
 import type { RecordedOptions, RecordedRun } from "./recording.js";
 import type { ReplayRecorder } from "./replay-recorder.js";
 import type { ReplayStops } from "./replay-stop.js";
@@ -10,4 +11,6 @@ export interface ReplayShared {
   readonly stops: ReplayStops;
   /** Things the stand-ins noticed (a call the recording never made, a crash): context for a divergence. */
   readonly notes: string[];
+  /** Where the recording's images and files are read back from. */
+  readonly blobs: BlobStore;
 }

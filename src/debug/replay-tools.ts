@@ -2,6 +2,8 @@ import { isDeepStrictEqual } from "node:util";
 import { AgentError } from "../errors/agent-error.js";
 import { defineTool, type AnyTool, type ToolContext, type ToolOutput } from "../tools/define-tool.js";
 import type { ReplayShared } from "./replay-shared.js";
+import { partsFromBlobs } from "../record/blob-parts.js";
+import type { ContentPartInput } from "../models/content.js";
 import { excerpt } from "./timeline.js";
 
 /** The stand-in tools of a replay: the recorded tools' definitions, each call answered with its recorded result. */
@@ -49,7 +51,9 @@ export class RecordedTools {
     // A call a crash interrupted gave what the recovered run told the model it gave.
     if (result && (result.durationMs !== undefined || result.interrupted)) {
       if (result.error) throw new AgentError(result.error.code, result.error.message, result.error.status !== undefined ? { status: result.error.status } : {});
-      return { content: result.content, isError: result.isError, ...(result.details ? { details: result.details } : {}) };
+      // An image the tool returned: its bytes read back from the blob the line names.
+      const content = result.parts ? (partsFromBlobs(result.parts, this.r.blobs, `the result of ${name} (seq ${result.seq})`) as ContentPartInput[]) : result.content;
+      return { content, isError: result.isError, ...(result.details ? { details: result.details } : {}) };
     }
     if (recorded.ran && stops.plan?.style === "event" && stops.plan.batch === batch) return stops.hang(context.signal);
     notes.push(`the recording has no result of ${shown} (seq ${batch?.seq})`);

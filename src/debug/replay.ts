@@ -1,6 +1,7 @@
 import type { AnyTraceLine } from "../record/format.js";
 import { analyseRun, compactionsIn, compactionSummaries } from "./recording.js";
 import { splitRuns, type TraceSession } from "./session.js";
+import { sessionBlobs } from "./blobs.js";
 
 export interface ReplayOptions {
   /** Lines of context shown before the divergence (default 3). */
@@ -59,11 +60,12 @@ export async function replay(session: TraceSession, options: ReplayOptions = {})
     return result;
   }
   const cwd = analyseRun(runs[0], 0).options?.cwd;
+  const blobs = sessionBlobs(session);
   const summaries = compactionSummaries(session.lines, cwd, session.sessionId);
   let compactions = 0;
   for (let i = 0; i < runs.length; i++) {
     const recorded = analyseRun(runs[i], i);
-    const outcome = await replayRun(recorded, session.sessionId, summaries.slice(compactions));
+    const outcome = await replayRun(recorded, session.sessionId, summaries.slice(compactions), blobs);
     compactions += compactionsIn(runs[i]);
     result.replayed.push(outcome.lines);
     const divergence = compareRun(recorded, outcome, runs.length, contextLines);

@@ -1,6 +1,7 @@
 import { AgentError } from "../errors/agent-error.js";
 import type { AnyTraceLine } from "../record/format.js";
 import { readTrace, type ReadTraceOptions } from "../record/reader.js";
+import { requestText } from "./request-text.js";
 
 /** Where a forked session came from: the parent session and the seq of the parent's line it was forked at. */
 export interface ForkPoint {
@@ -182,7 +183,8 @@ function add(acc: Accumulator, line: AnyTraceLine): void {
   const details = ((line as { details?: unknown }).details ?? {}) as Record<string, unknown>;
   const state = (line as { state?: unknown }).state;
   if (state === "build_context" && line.seq === 0) {
-    if (s.runs === 1 && typeof details.input === "string") s.request = details.input;
+    const request = requestText(details.input);
+    if (s.runs === 1 && request !== undefined) s.request = request;
     const model = (details.options as { model?: unknown } | undefined)?.model;
     if (typeof model === "string") s.model = model;
   }

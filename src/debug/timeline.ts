@@ -1,5 +1,6 @@
 import type { AnyTraceLine } from "../record/format.js";
 import { detailsOf, isState } from "./recording.js";
+import { requestText } from "./request-text.js";
 import { splitRuns, type TraceSession } from "./session.js";
 
 /** One line of the timeline: where the run was and what happened there. */
@@ -78,7 +79,7 @@ function runTimeline(lines: AnyTraceLine[], run: number): RunTimeline {
   }));
   const first = lines[0];
   const done = lines.find((l) => isState(l, "done"));
-  const request = isState(first, "build_context") && typeof detailsOf(first).input === "string" ? (detailsOf(first).input as string) : "";
+  const request = (isState(first, "build_context") ? requestText(detailsOf(first).input) : undefined) ?? "";
   const reason = done ? detailsOf(done).reason : undefined;
   return {
     run,
@@ -138,7 +139,8 @@ export function describeEvents(line: AnyTraceLine): string[] {
   const forkedAt = (line as { forkedAt?: { sessionId?: string; seq?: number } }).forkedAt;
   if (forkedAt) out.push(`forked from ${forkedAt.sessionId} at seq ${forkedAt.seq}`);
   if (line.state === "build_context" && line.seq === 0) {
-    if (typeof d.input === "string") out.push(d.input === "" && forkedAt ? "no new request: the conversation goes on" : `request: ${quote(d.input)}`);
+    const request = requestText(d.input);
+    if (request !== undefined) out.push(request === "" && forkedAt ? "no new request: the conversation goes on" : `request: ${quote(request)}`);
     const o = d.options as Record<string, unknown> | undefined;
     if (o && typeof o === "object") {
       const tools = Array.isArray(o.tools) ? (o.tools as Array<{ name?: string }>).map((t) => t.name).join(", ") : "";

@@ -9,6 +9,8 @@ import { SealError, secretSealer, type SecretSealer } from "../record/sealed-sec
 import { checkSessionId } from "../record/transcript.js";
 import { baseLine, deltaLine, readJournal } from "./run-journal.js";
 import { bindingProblem, type RunStore, type SaveHint, type StoredRun } from "./run-store.js";
+import { fileBlobStore } from "../record/blobs.js";
+import { runFromBlobs, runToBlobs } from "./run-blobs.js";
 
 const code = (error: unknown) => (error as NodeJS.ErrnoException).code;
 // Making a file (its inode) is the dearest thing a run start does to the disk, up to a millisecond or more on a busy
@@ -46,6 +48,8 @@ export function fileRunStore(cwd: string): RunStore {
     return sealer;
   };
   const folder = runsFolder(cwd);
+  // Images and files of a run are kept once each in `.agent/blobs/`, the run's lines naming them by hash.
+  const blobs = fileBlobStore(cwd);
   const fileOf = (sessionId: string) => {
     checkSessionId(sessionId);
     return join(folder, `${sessionId}.json`);
@@ -89,7 +93,12 @@ export function fileRunStore(cwd: string): RunStore {
     if ("problem" in journal) throw damaged(file, journal.problem);
     const unbound = bindingProblem(journal.run, { sessionId: basename(file, ".json"), workspace: cwd });
     if (unbound) throw damaged(file, unbound);
-    return journal.run;
+    try {
+      return runFromBlobs(journal.run, blobs, file);
+    } catch (error) {
+      if (error instanceof AgentError) throw new AgentError(error.code, `the stored run ${file} can't be resumed: ${error.message}`);
+      throw error;
+    }
   };
 
   /** Per session, what this store last wrote to its file: where appended checkpoint lines go on from. */
@@ -181,8 +190,9 @@ export function fileRunStore(cwd: string): RunStore {
   };
 
   return {
-    async save(run, hint?: SaveHint) {
-      fileOf(run.sessionId);
+    async save(given, hint?: SaveHint) {
+      fileOf(given.sessionId);
+      const run = runToBlobs(given, blobs);
       const last = written.get(run.sessionId);
       // A run going on appends what changed since this store's last line of it, when its conversation only grew.
       if (run.status === "running" && last && last.runId === run.runId && (hint?.unchangedMessages ?? 0) >= last.messages && run.messages.length >= last.messages) {

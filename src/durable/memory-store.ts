@@ -1,5 +1,6 @@
 import { AgentError } from "../errors/agent-error.js";
 import type { LineSink } from "../record/jsonl-writer.js";
+import { MemoryBlobs, type BlobStore } from "../record/blobs.js";
 import type { RunStore, StoredRun } from "./run-store.js";
 
 /** Lines kept in an array instead of a file: what `store: "memory"` writes the trace, transcript and audit to. */
@@ -62,6 +63,10 @@ export interface MemoryStore {
   transcript(cwd: string, sessionId: string): MemoryLines;
   /** Whether the session has a conversation kept in memory. */
   hasTranscript(cwd: string, sessionId: string): boolean;
+  /** Where a session's lines keep their images and files: kept while the session is. */
+  blobs(cwd: string, sessionId: string): BlobStore;
+  /** Every blob kept, to read a record back (a replay of `run.trace()`'s lines). */
+  readonly allBlobs: BlobStore;
 }
 
 /**
@@ -78,12 +83,14 @@ export function boundedMemoryStore(limit: number): MemoryStore {
   const transcripts = new Map<string, { cwd: string; sessionId: string; lines: MemoryLines }>();
   const runs = memoryRunStore();
   const running = new Set<string>();
+  const blobs = new MemoryBlobs();
   const key = (cwd: string, sessionId: string) => `${cwd}\0${sessionId}`;
   const forgetOldest = () => {
     for (const [k, kept] of transcripts) {
       if (transcripts.size <= limit) return;
       if (running.has(kept.sessionId)) continue;
       transcripts.delete(k);
+      blobs.release(k);
       void runs.delete(kept.sessionId);
     }
   };
@@ -110,6 +117,13 @@ export function boundedMemoryStore(limit: number): MemoryStore {
     },
     transcript: touch,
     hasTranscript: (cwd, sessionId) => transcripts.has(key(cwd, sessionId)),
+    blobs: (cwd, sessionId) => blobs.of(key(cwd, sessionId)),
+    allBlobs: {
+      put: () => {
+        throw new Error("allBlobs only reads blobs; a session's lines write through blobs(cwd, sessionId)");
+      },
+      get: (hash) => blobs.get(hash),
+    },
   };
 }
 

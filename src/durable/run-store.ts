@@ -90,6 +90,10 @@ export function runRecordProblem(value: unknown): string | undefined {
     if (typeof settings[key] !== "number") return `"settings.${key}" is not a number`;
   }
   if (settings.model !== undefined && typeof settings.model !== "string") return `"settings.model" is not a string`;
+  if (settings.output !== undefined && !isObject(settings.output)) return `"settings.output" is not a JSON Schema object`;
+  if (settings.outputRetries !== undefined && (typeof settings.outputRetries !== "number" || !Number.isInteger(settings.outputRetries) || settings.outputRetries < 0)) {
+    return `"settings.outputRetries" is not a whole number ≥ 0`;
+  }
   if (settings.baseUrl !== undefined && !isHttpUrl(settings.baseUrl)) return `"settings.baseUrl" is not an http(s) URL`;
   if (settings.keySent !== undefined && typeof settings.keySent !== "boolean") return `"settings.keySent" is not true or false`;
   if (settings.provider !== undefined && typeof settings.provider !== "string") return `"settings.provider" is not a string`;

@@ -35,6 +35,10 @@ export type AgentErrorCode =
   | "SANDBOX_UNAVAILABLE"
   /** The final answer did not match `query()`'s `output` schema after `outputRetries` more tries: the run ends `model_error`. */
   | "OUTPUT_INVALID"
+  /** A recorded image or file (`.agent/blobs/<sha256>`) is not where its record says: a replay, resume or session can't read it back. */
+  | "BLOB_NOT_FOUND"
+  /** A recorded image or file's bytes no longer match the hash it is named by: refused, never sent to a model. */
+  | "BLOB_DAMAGED"
   | (string & {});
 
 export interface AgentErrorOptions {

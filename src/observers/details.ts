@@ -3,6 +3,9 @@ import type { CallRecord } from "../machine/context.js";
 import type { StateEntered } from "./observe.js";
 import type { TracedRunOptions } from "../record/settings-record.js";
 import { runSummary, type CompletedRunSummary } from "./run-summary.js";
+import type { BlobStore } from "../record/blobs.js";
+import { contentToBlobs, partsToBlobs } from "../record/blob-parts.js";
+import type { UserContent } from "../models/content.js";
 
 /**
  * Builds each state's trace details: what led into the state, enough for the trace alone to explain and replay the
@@ -14,8 +17,18 @@ export class TraceDetails {
   // whose permission or result is new is told apart from the one the last line saw by comparing the two.
   private seen: readonly CallRecord[] = [];
 
-  /** `runOptions`: none for a run the inspector was not told about (its first line then carries `{}`). */
-  constructor(private readonly runOptions: TracedRunOptions | Record<string, never> = {}) {}
+  /**
+   * `runOptions`: none for a run the inspector was not told about (its first line then carries `{}`). `blobs`: where
+   * images and files go, the lines naming them by hash (record/blob-parts.ts); without it they are written inline.
+   */
+  constructor(
+    private readonly runOptions: TracedRunOptions | Record<string, never> = {},
+    private readonly blobs?: BlobStore,
+  ) {}
+
+  private content(content: UserContent): unknown {
+    return this.blobs ? contentToBlobs(content, this.blobs) : content;
+  }
 
   of(entered: StateEntered<EngineContext>): Record<string, unknown> {
     const { state, context, event } = entered;
@@ -23,7 +36,7 @@ export class TraceDetails {
     // The run's request and options, once: on its first line. A later build_context (before each further model call)
     // carries what led into it, like any state: the model's answer when a queued message keeps the run going.
     if (state === "build_context" && entered.from === undefined) {
-      details.input = context.run.userInput;
+      details.input = this.content(context.run.userInput);
       details.options = this.runOptions;
       return details;
     }
@@ -48,7 +61,7 @@ export class TraceDetails {
       case "call_model":
         details.messages = context.messages.length;
         if (context.inbox.claimed.length && entered.from === "build_context") {
-          details.claimed = { source: context.inbox.claimedFrom, messages: context.inbox.claimed.map((m) => m.content) };
+          details.claimed = { source: context.inbox.claimedFrom, messages: context.inbox.claimed.map((m) => this.content(m.content)) };
         }
         if (entered.from === "build_context" && context.call.compaction && event.type === "buildContext.done") {
           details.compaction = { tokensBefore: context.call.compaction.tokensBefore, tokensAfter: context.call.compaction.tokensAfter, summary: context.call.compaction.summary };
@@ -101,7 +114,7 @@ export class TraceDetails {
     if (context.batch === seen) return details;
     const permissions = newPermissions(context.batch, seen);
     if (permissions) details.permissions = permissions;
-    const results = newResults(context.batch, seen);
+    const results = newResults(context.batch, seen, this.blobs);
     if (results) details.results = results;
     return details;
   }
@@ -127,7 +140,7 @@ function newPermissions(batch: readonly CallRecord[], seen: readonly CallRecord[
   return out;
 }
 
-function newResults(batch: readonly CallRecord[], seen: readonly CallRecord[]) {
+function newResults(batch: readonly CallRecord[], seen: readonly CallRecord[], blobs: BlobStore | undefined) {
   let out: Record<string, unknown>[] | undefined;
   for (let i = 0; i < batch.length; i++) {
     const r = batch[i];
@@ -137,6 +150,8 @@ function newResults(batch: readonly CallRecord[], seen: readonly CallRecord[]) {
       name: r.call.name,
       content: r.result.content,
       isError: r.result.isError,
+      // An image a tool returned: its parts, the bytes by hash.
+      ...(r.result.parts ? { parts: blobs ? partsToBlobs(r.result.parts, blobs) : r.result.parts } : {}),
       ...(r.result.details !== undefined ? { details: r.result.details } : {}),
       ...(r.durationMs !== undefined ? { durationMs: Math.round(r.durationMs * 1000) / 1000 } : {}),
       ...(r.error ? { error: r.error.toJSON() } : {}),

@@ -5,6 +5,7 @@ import { TraceDetails } from "./details.js";
 import type { TracedRunOptions } from "../record/settings-record.js";
 import { isoTime } from "../record/iso-time.js";
 import { mayHoldSecret, redactLine, redactOwnPart } from "../record/redact.js";
+import { reportingBlobs, type BlobStore } from "../record/blobs.js";
 
 export interface TraceWriterOptions {
   file: string;
@@ -24,6 +25,8 @@ export interface TraceWriterOptions {
   resumed?: { seq: number; fields: Record<string, unknown> };
   /** Where the lines go instead of `file` (statecraft/dbos writes them to PostgreSQL). */
   out?: LineSink;
+  /** Where images and files go (`.agent/blobs/`), the lines naming them by hash; without it they are written inline. */
+  blobs?: BlobStore;
 }
 
 /**
@@ -35,7 +38,7 @@ export interface TraceWriterOptions {
  */
 export function traceWriter(options: TraceWriterOptions): InternalObserver & { close(): void; nextSeq(): number; flush(): void } {
   const out = options.out ?? new JsonlWriter(options.file, options.onError, options.inside === undefined ? {} : { inside: options.inside });
-  const details = new TraceDetails(options.runOptions);
+  const details = new TraceDetails(options.runOptions, options.blobs ? reportingBlobs(options.blobs, options.onError) : undefined);
   const { secrets, forkedAt } = options;
   const head = `{"v":${JSON.stringify(TRACE_VERSION)},"sessionId":${JSON.stringify(options.sessionId)},"seq":`;
   const parent = options.parentSession !== undefined ? `,"parentSession":${JSON.stringify(options.parentSession)}` : "";

@@ -7,6 +7,8 @@ import { mayHoldSecret, redactLine, redactOwnPart } from "../record/redact.js";
 import { lineSigner, sessionKey, type LineSigner } from "../record/session-key.js";
 import type { Message } from "../models/messages.js";
 import { transcriptHead, transcriptPath, type TranscriptEntry } from "../record/transcript.js";
+import { reportingBlobs, type BlobStore } from "../record/blobs.js";
+import { messagesToBlobs, messageToBlobs } from "../record/blob-parts.js";
 
 /**
  * Per transcript file, the signature of the last line written in this process: the next line chains to it, whichever
@@ -34,6 +36,8 @@ export function transcriptLines(options: {
   out?: LineSink;
   /** false: lines kept where nothing else can write (`store: "memory"`) are not signed, and no session key is made. */
   signed?: boolean;
+  /** Where images and files go, the lines naming them by hash (record/blob-parts.ts); without it they are inline. */
+  blobs?: BlobStore;
 }): { write(entry: TranscriptEntry): void; message(time: string, message: Message): void; flush(): void; close(): void } {
   const file = transcriptPath(options.cwd, options.sessionId);
   const out = options.out ?? new JsonlWriter(file, options.onError, { inside: agentFolder(options.cwd) });
@@ -61,11 +65,20 @@ export function transcriptLines(options: {
     else heads.set(chainKey, sig);
     return signed;
   };
+  const blobs = options.blobs ? reportingBlobs(options.blobs, options.onError) : undefined;
+  // Binary data goes to the blob store before a line is redacted: the bytes are never in the line, so redaction can't
+  // alter them, and text parts are redacted as any text.
+  const stored = (entry: TranscriptEntry): TranscriptEntry => {
+    if (!blobs) return entry;
+    if (entry.type === "message") return { ...entry, message: messageToBlobs(entry.message, blobs) };
+    if (entry.type === "reset") return { ...entry, messages: messagesToBlobs(entry.messages, blobs) };
+    return entry;
+  };
   return {
-    write: (entry) => out.writeLine(sign(redactLine(JSON.stringify(entry), options.secrets))),
+    write: (entry) => out.writeLine(sign(redactLine(JSON.stringify(stored(entry)), options.secrets))),
     // The common line, written around the message's JSON: serialised once, and only the message scanned for secrets.
     message(time, message) {
-      const own = JSON.stringify(message);
+      const own = JSON.stringify(blobs ? messageToBlobs(message, blobs) : message);
       const line = `${MESSAGE_OPEN}${time}${MESSAGE_KEY}${own}}`;
       out.writeLine(sign(MESSAGE_FRAME_HOLDS ? redactLine(line, options.secrets) : redactOwnPart(line, own, options.secrets)));
     },
@@ -96,6 +109,7 @@ export function transcriptWriter(options: {
   reset?: boolean;
   out?: LineSink;
   signed?: boolean;
+  blobs?: BlobStore;
 }): InternalObserver & { close(): void } {
   const out = transcriptLines(options);
   const write = out.write;

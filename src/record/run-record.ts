@@ -1,4 +1,5 @@
 import type { UserContent } from "../models/content.js";
+import type { RecordedPart } from "./blob-parts.js";
 import type { PendingCall } from "./format.js";
 import type { RecordedSettings } from "./settings-record.js";
 
@@ -11,7 +12,8 @@ export interface StoredCall {
   permission?: { toolCallId: string; decision: "allow" | "allow_always" | "deny"; by: "rule" | "mode" | "human" | "default"; rule?: string; input?: unknown; answeredBy?: string };
   subject?: string;
   hook?: "blocked" | "edited";
-  result?: { content: string; isError: boolean };
+  /** `parts`: an image a tool returned (in a file, named by hash: record/blob-parts.ts). */
+  result?: { content: string; isError: boolean; parts?: RecordedPart[] };
   durationMs?: number;
   announced?: boolean;
 }

@@ -31,6 +31,14 @@ export interface RecordedSettings {
   reserveTokens?: number;
   keepRecentTokens?: number;
   maxDelegationDepth: number;
+  /**
+   * The JSON Schema of the final answer (`output`), as the model is asked for it: a Standard Schema (code, which can't
+   * be stored or queued) is kept as the JSON Schema its library converts it to, and a resumed or queued run checks
+   * the answer against that JSON Schema (its transforms and refinements do not apply there).
+   */
+  output?: Record<string, unknown>;
+  /** `outputRetries` as the run applies it (with `output`). */
+  outputRetries?: number;
 }
 
 /** A tool as the trace's first line records it (what a replay needs to offer the same tools). */

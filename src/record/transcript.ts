@@ -4,6 +4,8 @@ import { AgentError } from "../errors/agent-error.js";
 import type { Message } from "../models/messages.js";
 import { agentFolder } from "./agent-folder.js";
 import { existingSessionKey, sessionKeyPath, lineSigner, type LineSigner } from "./session-key.js";
+import { fileBlobStore, type BlobStore } from "./blobs.js";
+import { messageFromBlobs, messagesFromBlobs } from "./blob-parts.js";
 
 /** One line of `.agent/sessions/<sessionId>.jsonl`. */
 export type TranscriptEntry =
@@ -135,9 +137,11 @@ export function transcriptHead(cwd: string, sessionId: string, signer: LineSigne
  * check — added or edited by something other than the engine, copied from another session or workspace, moved,
  * replayed, or after a line that was removed — is ignored, and `warn` hears about it: once per allow rule, once in
  * all for other lines. Lines an older version signed one by one are read when they come first (and `warn` says their
- * order is unchecked); new lines chain on from them.
+ * order is unchecked); new lines chain on from them. Images and files are read back from the workspace's
+ * `.agent/blobs/` (or `blobs`), each checked against its hash: a missing or changed one is `BLOB_NOT_FOUND` or
+ * `BLOB_DAMAGED`, naming the file.
  */
-export function loadTranscript(cwd: string, sessionId: string, warn?: (message: string) => void): LoadedTranscript {
+export function loadTranscript(cwd: string, sessionId: string, warn?: (message: string) => void, blobs: BlobStore = fileBlobStore(cwd)): LoadedTranscript {
   const file = transcriptPath(cwd, sessionId);
   const loaded: LoadedTranscript = { messages: [], allowRules: [], ignored: [] };
   if (!existsSync(file)) return loaded;
@@ -158,7 +162,7 @@ export function loadTranscript(cwd: string, sessionId: string, warn?: (message: 
       }
       continue;
     }
-    applyEntry(loaded, entry);
+    applyEntry(loaded, entry, blobs, `${file} line ${number}`);
   }
   if (otherIgnored.length > 0) {
     const shown = otherIgnored.slice(0, 10).join(", ") + (otherIgnored.length > 10 ? ", …" : "");
@@ -170,20 +174,20 @@ export function loadTranscript(cwd: string, sessionId: string, warn?: (message: 
   return loaded;
 }
 
-/** What one transcript entry does to the conversation read so far. */
-function applyEntry(loaded: LoadedTranscript, entry: TranscriptEntry): void {
-  if (entry.type === "message") loaded.messages.push(entry.message);
+/** What one transcript entry does to the conversation read so far; images and files are read back from `blobs`. */
+function applyEntry(loaded: LoadedTranscript, entry: TranscriptEntry, blobs: BlobStore | undefined, where: string): void {
+  if (entry.type === "message") loaded.messages.push(messageFromBlobs(entry.message, blobs, where));
   else if (entry.type === "allow_rule" && typeof entry.rule === "string") loaded.allowRules.push(entry.rule);
-  else if (entry.type === "reset") loaded.messages = [...entry.messages];
+  else if (entry.type === "reset") loaded.messages = [...messagesFromBlobs(entry.messages, blobs, where)];
 }
 
 /**
  * Reads a conversation the engine kept in memory (`store: "memory"`): its own lines, never on disk, so none is signed
- * or checked.
+ * or checked. `blobs`: where its images and files are (the memory store's); lines that hold them inline need none.
  */
-export function transcriptFromLines(lines: readonly string[]): LoadedTranscript {
+export function transcriptFromLines(lines: readonly string[], blobs?: BlobStore): LoadedTranscript {
   const loaded: LoadedTranscript = { messages: [], allowRules: [], ignored: [] };
-  for (const line of lines) applyEntry(loaded, JSON.parse(line) as TranscriptEntry);
+  lines.forEach((line, i) => applyEntry(loaded, JSON.parse(line) as TranscriptEntry, blobs, `the session's line ${i + 1}`));
   return loaded;
 }
 

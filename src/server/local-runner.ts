@@ -125,7 +125,7 @@ export function localRunner(options: LocalRunnerOptions): Runner {
       if (options.store === "memory") {
         const memory = processMemoryStore();
         if (!memory.hasTranscript(cwd, sessionId)) return bySession.has(sessionId) ? [] : undefined;
-        return transcriptFromLines(memory.transcript(cwd, sessionId).lines).messages as Message[];
+        return transcriptFromLines(memory.transcript(cwd, sessionId).lines, memory.allBlobs).messages as Message[];
       }
       if (!existsSync(transcriptPath(cwd, sessionId))) return bySession.has(sessionId) ? [] : undefined;
       return loadTranscript(cwd, sessionId, (message) => options.logger?.warn({ sessionId }, `statecraft: ${message}`)).messages as Message[];

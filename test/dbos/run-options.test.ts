@@ -43,3 +43,15 @@ it("a worker's script answers each model call by the turn its request is at, whe
   expect(await answer([{ role: "user", content: "old" }, { role: "assistant", content: "x" }, { role: "user", content: "go" }, { role: "assistant", content: "first" }])).toBe("second");
   await expect(answer([{ role: "user", content: "go" }, { role: "assistant", content: "a" }, { role: "assistant", content: "b" }])).rejects.toMatchObject({ code: "MODEL_SCRIPT_EXHAUSTED" });
 });
+
+it("a queued run's output schema travels as JSON Schema (a Standard Schema converted), with outputRetries", async () => {
+  const { z } = await import("zod");
+  const queued = checkRunOptions({ output: z.object({ title: z.string(), year: z.number() }), outputRetries: 1 }, "enqueueRun");
+  expect(queued.outputRetries).toBe(1);
+  expect(queued.output).toMatchObject({ type: "object", properties: { title: { type: "string" }, year: { type: "number" } }, required: ["title", "year"] });
+  // What is queued is data: it survives JSON (DBOS keeps a workflow's arguments as JSON).
+  expect(JSON.parse(JSON.stringify(queued))).toEqual(queued);
+  expect(checkRunOptions({ output: { type: "array", items: { type: "string" } } }, "enqueueRun").output).toEqual({ type: "array", items: { type: "string" } });
+  expect(() => checkRunOptions({ output: "a string" }, "enqueueRun")).toThrow(/enqueueRun: options\.output: must be a Standard Schema .* or a JSON Schema object/);
+  expect(() => checkRunOptions({ output: { type: "object" }, outputRetries: 1.5 }, "enqueueRun")).toThrow(/options\.outputRetries must be a whole number ≥ 0, got 1\.5/);
+});
