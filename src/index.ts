@@ -151,6 +151,7 @@ export type { ToolProgress } from "./tools/define-tool.js";
 export type { EngineObserver, StateEntered } from "./observers/observe.js";
 export type { SubagentStart } from "./tools/define-tool.js";
 export type { TraceContext } from "./record/run-record.js";
+export type { BlobFilePart, BlobImagePart, BlobPart, RecordedPart } from "./record/blob-parts.js";
 export type { ObservedRun, ObservedRunConfig, ObservedCall, ObservedCallStatus, ObservedConversation } from "./observers/observed-run.js";
 export type { EmittedEvent } from "./events.js";
 export type { RunSummary, CompletedRunSummary, SuspendedRunSummary, RunTotals } from "./observers/run-summary.js";
