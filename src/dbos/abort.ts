@@ -3,6 +3,7 @@ import type { DBOSClient } from "@dbos-inc/dbos-sdk";
 import { AgentError } from "../errors/agent-error.js";
 import { emptyUsage, type TurnEndEvent } from "../events.js";
 import { activeTraceContext } from "../otel/trace-context.js";
+import type { TraceContext } from "../record/run-record.js";
 import { connect } from "./clients.js";
 import { databaseError } from "./database.js";
 import { workflowIdOf, type RunStatus } from "./names.js";
@@ -58,25 +59,41 @@ export async function abortRun(options: AbortRunOptions): Promise<AbortedRun> {
         return { status: "finished" };
       }
       if (row.status === "suspended") {
-        // As a local suspended run is aborted: resumed without answers, and stopped before it asks again. The
-        // worker that takes the piece finds the request (run-workflow.ts) and ends it user_abort.
-        const part = row.part + 1;
-        await client.query("UPDATE statecraft.runs SET status = 'resuming', part = $2 WHERE run_id = $1", [runId, part]);
-        await enqueuePiece(conn.dbos, client, {
-          ...specOfRow(row, part),
-          answers: {},
-          seen: pendingDigest(row.pending ?? []),
-          ...(options.abortedBy !== undefined ? { answeredBy: options.abortedBy } : {}),
-          ...(traceContext ? { traceContext } : {}),
-        });
+        await resumeToAbort(conn.dbos, client, row, pendingOf(row), { ...(options.abortedBy !== undefined ? { abortedBy: options.abortedBy } : {}), ...(traceContext ? { traceContext } : {}) });
         return { status: "resuming" };
       }
-      // running or resuming: its worker polls for the request (abort-requests.ts).
+      // running or resuming: its worker polls for the request (abort-requests.ts); one that suspends meanwhile is
+      // resumed to be stopped by that worker as it marks the run suspended (run-workflow.ts's end).
       return { status: row.status };
     });
   } catch (error) {
     throw databaseError(error, String(options.database));
   }
+}
+
+const pendingOf = (row: RunRow) => row.pending ?? [];
+
+/**
+ * A suspended run whose abort was asked for, as a local suspended run is aborted: resumed without answers (its next
+ * piece queued), and stopped before it asks again by the worker that takes the piece, which finds the request
+ * (run-workflow.ts) and ends it user_abort, its stored state gone.
+ */
+export async function resumeToAbort(
+  dbos: DBOSClient,
+  client: pg.PoolClient,
+  row: RunRow,
+  pending: ReadonlyArray<{ callId: string; name: string; input?: unknown }>,
+  by: { abortedBy?: string; traceContext?: TraceContext } = {},
+): Promise<void> {
+  const part = row.part + 1;
+  await client.query("UPDATE statecraft.runs SET status = 'resuming', part = $2, pending = NULL WHERE run_id = $1", [row.run_id, part]);
+  await enqueuePiece(dbos, client, {
+    ...specOfRow(row, part),
+    answers: {},
+    seen: pendingDigest(pending),
+    ...(by.abortedBy !== undefined ? { answeredBy: by.abortedBy } : {}),
+    ...(by.traceContext ? { traceContext: by.traceContext } : {}),
+  });
 }
 
 /**

@@ -28,6 +28,7 @@ import { redactLine, secretValues } from "../record/redact.js";
 import { defaultLogger } from "../logger.js";
 import type { SandboxOption } from "../sandbox/index.js";
 import type { AbortRequests } from "./abort-requests.js";
+import { resumeToAbort } from "./abort.js";
 
 /** What the workflow needs of the worker that runs it (one worker per process: DBOS is one per process). */
 export interface WorkerHost {
@@ -257,7 +258,13 @@ async function endRefused(h: WorkerHost, spec: RunSpec, error: AgentError): Prom
 async function end(h: WorkerHost, spec: RunSpec, result: RunResult): Promise<string> {
   return withSession(h.pool, spec.sessionId, async (client) => {
     if (result.status === "suspended") {
-      await client.query("UPDATE statecraft.runs SET status = 'suspended', pending = $2 WHERE run_id = $1", [spec.runId, JSON.stringify(result.pending)]);
+      // An abort asked for while the piece ran on to its question (too late for the worker to stop it): the run is
+      // resumed to be stopped at once, as abortRun does with a suspended run. Decided under the session's lock, as
+      // abortRun decides, so the request is acted on by one of the two.
+      const aborted = (await client.query("SELECT 1 FROM statecraft.aborts WHERE run_id = $1", [spec.runId])).rows.length > 0;
+      const row = aborted ? (await client.query<RunRow>("SELECT * FROM statecraft.runs WHERE run_id = $1", [spec.runId])).rows[0] : undefined;
+      if (row) await resumeToAbort(h.client, client, { ...row, part: spec.part }, result.pending);
+      else await client.query("UPDATE statecraft.runs SET status = 'suspended', pending = $2 WHERE run_id = $1", [spec.runId, JSON.stringify(result.pending)]);
       return encode({ status: "suspended", pending: result.pending } satisfies PieceOutcome);
     }
     const summary = { reason: result.reason, text: result.text, turns: result.turns, toolCalls: result.toolCalls, usage: result.usage, ...(result.error ? { error: result.error } : {}) };

@@ -77,8 +77,7 @@ export async function dbosRunner(options: DbosRunnerOptions): Promise<Runner> {
       if (unknown.length > 0) throw new HttpProblem(400, "INVALID_REQUEST", `answers: ${unknown.map((id) => JSON.stringify(id)).join(", ")} not pending calls of run ${log.runId} (pending: ${pending.join(", ")})`);
       await answer({ database, sessionId: log.sessionId, runId: log.runId, answers, answeredBy });
       // Its log goes on once the resumed part's first event is read from the database.
-      const length = log.events.length;
-      for await (const _ of log.read(length, AbortSignal.timeout(30_000))) break;
+      for await (const _ of log.read(log.lastId, AbortSignal.timeout(30_000))) break;
     },
     async abort(log) {
       // Asked of the database: whichever worker runs it (or none yet, for a queued run) ends it user_abort, and its

@@ -98,6 +98,8 @@ describeWithDatabase("statecraft/dbos abortRun", () => {
   it("a suspended run is resumed and stopped before it asks again: user_abort, its write never run; then answers and aborts are refused", async () => {
     const ids = await enqueueRun(JSON.stringify({ tag: "asker", calls: [["edit", { tag: "asker" }]], text: "edited" }), { database: db.url });
     await seen(db.url, ids, "suspended");
+    // Marked suspended just after its event is written (the abort of a run still being marked is the next test's).
+    await until(async () => (await listRuns({ database: db.url, status: ["suspended"] })).some((r) => r.runId === ids.runId), "the run to be marked suspended");
     expect(await abortRun({ database: db.url, ...ids, abortedBy: "the test" })).toEqual({ status: "resuming" });
     const events = await eventsOf(db.url, ids);
     const suspendedAt = events.findIndex((e) => e.type === "suspended");
@@ -111,6 +113,19 @@ describeWithDatabase("statecraft/dbos abortRun", () => {
     expect(stored).toEqual([]);
     await expect(answer({ database: db.url, ...ids, answers: {} })).rejects.toMatchObject({ code: "RUN_NOT_FOUND" });
     await expect(abortRun({ database: db.url, ...ids })).rejects.toMatchObject({ code: "RUN_ENDED", message: expect.stringContaining("user_abort") });
+  }, 120_000);
+
+  it("an abort asked for as a run reaches its question, before it is marked suspended, still ends it user_abort", async () => {
+    // The request lands while the piece ends (its worker no longer watching, the row not yet suspended) or after:
+    // either way one of abortRun and the worker's end acts on it, under the session's lock.
+    const runs = await Promise.all(["race-1", "race-2", "race-3"].map((tag) => enqueueRun(JSON.stringify({ tag, calls: [["edit", { tag }]], text: "edited" }), { database: db.url })));
+    await Promise.all(runs.map(async (ids) => {
+      await seen(db.url, ids, "suspended");
+      expect(["running", "resuming"]).toContain((await abortRun({ database: db.url, ...ids })).status);
+    }));
+    for (const ids of runs) expect((await eventsOf(db.url, ids)).at(-1)).toMatchObject({ type: "turn_end", reason: "user_abort" });
+    await until(async () => (await listRuns({ database: db.url })).filter((r) => runs.some((ids) => ids.runId === r.runId)).every((r) => r.status === "finished" && r.reason === "user_abort"), "the three runs to be finished user_abort");
+    expect(ws.log("tool.log").filter((l) => l.startsWith("race-"))).toEqual([]);
   }, 120_000);
 
   it("bad input is refused, naming what was wrong", async () => {

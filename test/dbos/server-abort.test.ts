@@ -123,4 +123,23 @@ describeWithDatabase("statecraft/server on the DBOS queue: POST /runs/:runId/abo
     const listed = (await (await call(base, "/runs?sessionId=abort-queued")).json()) as { runs: Array<{ status: string; reason?: string }> };
     expect(listed.runs).toEqual([expect.objectContaining({ status: "finished", reason: "user_abort" })]);
   }, 180_000);
+
+  it("event ids are the run's across a server restart: a new server numbers from the database, a Last-Event-ID from before resumes after it", async () => {
+    const runId = await start(planOf([["write_file", { path: "after-restart.txt", content: "yes\n" }]], "written"), "restart-ids");
+    const asked = await readUntil(await call(base, `/runs/${runId}/events`), (m) => (JSON.parse(m.data) as AgentEvent).type === "suspended");
+    const suspendedId = Number(asked.at(-1)!.id);
+    const callId = (JSON.parse(asked.at(-1)!.data) as Extract<AgentEvent, { type: "suspended" }>).pending[0]!.callId;
+    await server.close();
+    server = serve({ model: planModel, tools: builtinTools(), cwd: ws.cwd, token: "test-token-0123456789abcdef", database: db.url, permissions: { mode: "default", allow: ["bash(sleep *)"] } });
+    base = (await server.listen(0)).url;
+    // The new server follows the run from the database: the same events under the same ids.
+    const again = await readUntil(await call(base, `/runs/${runId}/events`), (m) => Number(m.id) === suspendedId);
+    expect(again.map((m) => [m.id, JSON.parse(m.data) as AgentEvent])).toEqual(asked.map((m) => [m.id, JSON.parse(m.data) as AgentEvent]));
+    expect((await call(base, `/runs/${runId}/answers`, { body: { answers: { [callId]: "allow" } } })).status).toBe(202);
+    const rest = await eventsAfter(runId, String(suspendedId));
+    expect(rest.map((r) => r.id)).toEqual(rest.map((_, i) => suspendedId + 1 + i));
+    expect(rest.some((r) => r.event.type === "suspended")).toBe(false);
+    expect(rest.at(-1)!.event).toMatchObject({ type: "turn_end", reason: "final_answer" });
+    expect(existsSync(join(ws.cwd, "after-restart.txt"))).toBe(true);
+  }, 180_000);
 });
