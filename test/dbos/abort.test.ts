@@ -128,6 +128,20 @@ describeWithDatabase("statecraft/dbos abortRun", () => {
     expect(ws.log("tool.log").filter((l) => l.startsWith("race-"))).toEqual([]);
   }, 120_000);
 
+  it("a run waiting behind the session's suspended run ends at once and never runs; the suspended one is aborted after it", async () => {
+    const first = await enqueueRun(JSON.stringify({ tag: "blocker", calls: [["edit", { tag: "blocker" }]], text: "edited" }), { database: db.url, sessionId: "waiting-session" });
+    await until(async () => (await listRuns({ database: db.url, status: ["suspended"] })).some((r) => r.runId === first.runId), "the first run to be suspended");
+    const behind = await enqueueRun(JSON.stringify({ tag: "behind", calls: [["count", { tag: "behind" }]], text: "counted" }), { database: db.url, sessionId: "waiting-session" });
+    await until(async () => (await listRuns({ database: db.url })).find((r) => r.runId === behind.runId)?.status === "waiting", "the second run to wait its turn");
+    expect(await abortRun({ database: db.url, ...behind })).toEqual({ status: "finished" });
+    expect(await eventsOf(db.url, behind)).toEqual([expect.objectContaining({ type: "turn_end", reason: "user_abort", turns: 0 })]);
+    expect(await abortRun({ database: db.url, ...first })).toEqual({ status: "resuming" });
+    expect((await eventsOf(db.url, first)).at(-1)).toMatchObject({ type: "turn_end", reason: "user_abort" });
+    await until(async () => (await listRuns({ database: db.url })).filter((r) => r.sessionId === "waiting-session").every((r) => r.status === "finished"), "both runs to be finished");
+    expect(ws.log("model.log").filter((l) => l.startsWith("behind "))).toEqual([]);
+    expect(ws.log("tool.log").filter((l) => l.startsWith("behind ") || l.startsWith("blocker "))).toEqual([]);
+  }, 120_000);
+
   it("bad input is refused, naming what was wrong", async () => {
     await expect(abortRun(undefined as never)).rejects.toMatchObject({ code: "INVALID_OPTIONS", message: expect.stringContaining("{ database, sessionId, runId }") });
     await expect(abortRun({ database: db.url, sessionId: "s" } as never)).rejects.toMatchObject({ code: "INVALID_OPTIONS", message: expect.stringContaining("runId") });
