@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { AgentEvent } from "../../src/index.js";
 import { abortRun, answer, enqueueRun, listRuns, readLines, watch, closeClients } from "../../src/dbos/index.js";
+import pg from "pg";
 import { describeWithDatabase, freshDatabase, spawnWorker, sql, until, workspace, type SpawnedWorker } from "./support.js";
 
 /** The run's events as watch() gives them, to its end. */
@@ -116,16 +117,27 @@ describeWithDatabase("statecraft/dbos abortRun", () => {
   }, 120_000);
 
   it("an abort asked for as a run reaches its question, before it is marked suspended, still ends it user_abort", async () => {
-    // The request lands while the piece ends (its worker no longer watching, the row not yet suspended) or after:
-    // either way one of abortRun and the worker's end acts on it, under the session's lock.
-    const runs = await Promise.all(["race-1", "race-2", "race-3"].map((tag) => enqueueRun(JSON.stringify({ tag, calls: [["edit", { tag }]], text: "edited" }), { database: db.url })));
-    await Promise.all(runs.map(async (ids) => {
+    // The window: the piece wrote its suspended event (its worker no longer watching for aborts) and waits for the
+    // session's lock to mark the run suspended. The test holds that lock, and records the request as abortRun does
+    // for a run it finds running; the worker's end, let go, must act on it.
+    const ids = await enqueueRun(JSON.stringify({ tag: "race", calls: [["edit", { tag: "race" }]], text: "edited" }), { database: db.url, sessionId: "race-session" });
+    await seen(db.url, ids, "state");
+    const lock = new pg.Client({ connectionString: db.url });
+    await lock.connect();
+    try {
+      await lock.query("BEGIN");
+      await lock.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 18))", ["race-session"]);
       await seen(db.url, ids, "suspended");
-      expect(["running", "resuming"]).toContain((await abortRun({ database: db.url, ...ids })).status);
-    }));
-    for (const ids of runs) expect((await eventsOf(db.url, ids)).at(-1)).toMatchObject({ type: "turn_end", reason: "user_abort" });
-    await until(async () => (await listRuns({ database: db.url })).filter((r) => runs.some((ids) => ids.runId === r.runId)).every((r) => r.status === "finished" && r.reason === "user_abort"), "the three runs to be finished user_abort");
-    expect(ws.log("tool.log").filter((l) => l.startsWith("race-"))).toEqual([]);
+      expect((await lock.query<{ status: string }>("SELECT status FROM statecraft.runs WHERE run_id = $1", [ids.runId])).rows[0]!.status).toBe("running");
+      await lock.query("INSERT INTO statecraft.aborts (run_id, session_id, requested_at) VALUES ($1, $2, $3)", [ids.runId, ids.sessionId, Date.now()]);
+      await lock.query("COMMIT");
+    } finally {
+      await lock.end();
+    }
+    expect((await eventsOf(db.url, ids)).at(-1)).toMatchObject({ type: "turn_end", reason: "user_abort" });
+    await until(async () => (await listRuns({ database: db.url })).find((r) => r.runId === ids.runId)?.status === "finished", "the run to be finished");
+    expect((await listRuns({ database: db.url })).find((r) => r.runId === ids.runId)).toMatchObject({ reason: "user_abort" });
+    expect(ws.log("tool.log").filter((l) => l.startsWith("race "))).toEqual([]);
   }, 120_000);
 
   it("a run waiting behind the session's suspended run ends at once and never runs; the suspended one is aborted after it", async () => {
