@@ -104,6 +104,19 @@ CREATE TABLE IF NOT EXISTS statecraft.events (
 `;
 
 /**
+ * Tables added since version 1 was first made, created by every migration that finds them missing. An older
+ * statecraft ignores them: `statecraft.aborts` holds the abort requests of runs (abortRun), which its workers don't read.
+ */
+const ADDED_TABLES = `
+CREATE TABLE IF NOT EXISTS statecraft.aborts (
+  run_id text PRIMARY KEY,
+  session_id text NOT NULL,
+  requested_at bigint NOT NULL,
+  requested_by text
+);
+`;
+
+/**
  * Creates or checks statecraft's tables (and, with `dbos`, DBOS's system tables) under the migration lock. A database
  * whose statecraft tables are newer than this statecraft is refused, naming both versions.
  */
@@ -135,6 +148,8 @@ export async function migrate(database: string, options: { dbos: boolean } = { d
       await client.query(TABLES);
       await client.query("INSERT INTO statecraft.meta (key, value) VALUES ('schema_version', $1) ON CONFLICT (key) DO NOTHING", [String(SCHEMA_VERSION)]);
     }
+    // Added to version 1 later: made in a database its tables were made in before (it takes no lock when there).
+    await client.query(ADDED_TABLES);
     if (options.dbos) {
       const { DBOS } = await import("@dbos-inc/dbos-sdk");
       await DBOS.migrate(database, { schemaName: DBOS_SCHEMA });

@@ -3,6 +3,7 @@
 export { createWorker, defaultWorkerId, type Worker, type WorkerOptions } from "./worker.js";
 export { enqueueRun, answer, type EnqueueOptions, type AnswerOptions } from "./enqueue.js";
 export { watch, type WatchOptions } from "./watch.js";
+export { abortRun, type AbortRunOptions, type AbortedRun } from "./abort.js";
 export { recoverRuns } from "./recover.js";
 export { closeClients } from "./clients.js";
 export { listRuns, readLines, loadSessionFromDatabase, type ListedRun } from "./read.js";

@@ -27,6 +27,8 @@ import { sealingRules, sessionRules } from "./session-rules.js";
 import { redactLine, secretValues } from "../record/redact.js";
 import { defaultLogger } from "../logger.js";
 import type { SandboxOption } from "../sandbox/index.js";
+import type { AbortRequests } from "./abort-requests.js";
+import { resumeToAbort } from "./abort.js";
 
 /** What the workflow needs of the worker that runs it (one worker per process: DBOS is one per process). */
 export interface WorkerHost {
@@ -45,6 +47,8 @@ export interface WorkerHost {
   observers?: QueryOptions["observers"];
   /** The sandbox of every run's processes (createWorker's `sandbox`). */
   sandbox?: SandboxOption;
+  /** The abort requests (abortRun) of the runs it executes. */
+  aborts: AbortRequests;
 }
 
 let host: WorkerHost | undefined;
@@ -73,8 +77,10 @@ export async function runPiece(spec: RunSpec): Promise<PieceOutcome> {
   const sealer = h.key.sealer(["step output", spec.runId]);
   const codec = sealedCodec(sealer);
   const sealedStep = (run: () => Promise<string>, name: string) => DBOS.runStep(async () => sealer.seal(await run()), { name }).then((text) => sealer.unseal(text));
-  const begun = decode<{ wait?: string; history?: Message[]; rules?: string[]; now: number }>(await sealedStep(() => begin(h, spec), "begin"));
+  const begun = decode<{ wait?: string; ended?: string; aborted?: boolean; history?: Message[]; rules?: string[]; now: number }>(await sealedStep(() => begin(h, spec), "begin"));
   if (begun.wait !== undefined) return { status: "waiting", behind: begun.wait };
+  // Aborted before a worker began it (abortRun ended it, its turn_end written): nothing of it runs.
+  if (begun.ended !== undefined) return { status: "finished", reason: begun.ended };
 
   const lines = new PgLines(h.pool, { sessionId: spec.sessionId, runId: spec.runId, part: spec.part }, (error) => h.logger?.error({ sessionId: spec.sessionId }, `statecraft: ${error.message}`));
   const permissions = narrowPermissions(h.permissions, spec.options.permissions);
@@ -135,6 +141,10 @@ export async function runPiece(spec: RunSpec): Promise<PieceOutcome> {
   const secrets = secretValues();
   let result: RunResult | undefined;
   let refused: AgentError | undefined;
+  // An abort asked for before the piece began stops it before its first state (a suspended run: before it asks
+  // again); one asked for later reaches it within a poll, through the run's signal, as run.abort() does.
+  if (begun.aborted) run.abort();
+  const unwatch = h.aborts.watch(spec.runId, () => run.abort());
   try {
     for (;;) {
       const next = await run.next();
@@ -151,6 +161,7 @@ export async function runPiece(spec: RunSpec): Promise<PieceOutcome> {
     if (!(error instanceof AgentError) || (error.code !== "RUN_DAMAGED" && error.code !== "RUN_NOT_FOUND")) throw error;
     refused = error;
   } finally {
+    unwatch();
     await Promise.all([lines.drain(), ...children.map((c) => c.drain())]);
   }
   if (refused) {
@@ -192,6 +203,8 @@ function replayedLoads(codec: StepCodec, store: RunStore, loaded: { run?: Stored
 async function begin(h: WorkerHost, spec: RunSpec): Promise<string> {
   return withSession(h.pool, spec.sessionId, async (client) => {
     const row = (await client.query<RunRow>("SELECT * FROM statecraft.runs WHERE run_id = $1", [spec.runId])).rows[0];
+    // Ended while it was queued (abortRun): its end is written, and the session's next run queued, already.
+    if (row?.status === "finished") return encode({ ended: typeof row.result?.reason === "string" ? row.result.reason : "user_abort", now: Date.now() });
     if (spec.part === 0 && row) {
       const behind = await blockingRun(client, spec.sessionId, spec.runId, row.enqueued_at);
       if (behind !== undefined) {
@@ -206,14 +219,15 @@ async function begin(h: WorkerHost, spec: RunSpec): Promise<string> {
       spec.part,
     ]);
     const rules = await sessionRules(client, h.key, spec.sessionId, h.logger ?? defaultLogger());
-    if (spec.part > 0) return encode({ now: Date.now(), rules });
+    const aborted = (await client.query("SELECT 1 FROM statecraft.aborts WHERE run_id = $1", [spec.runId])).rows.length > 0;
+    if (spec.part > 0) return encode({ now: Date.now(), rules, ...(aborted ? { aborted } : {}) });
     const previous = (
       await client.query<{ run_id: string; messages: unknown }>(
         "SELECT run_id, messages FROM statecraft.runs WHERE session_id = $1 AND status = 'finished' AND messages IS NOT NULL ORDER BY ended_at DESC LIMIT 1",
         [spec.sessionId],
       )
     ).rows[0];
-    if (!previous) return encode({ now: Date.now(), rules });
+    if (!previous) return encode({ now: Date.now(), rules, ...(aborted ? { aborted } : {}) });
     // Only a conversation a worker signed is gone on from: the row is writable by anyone holding the database's URL.
     const history = historyOf(h.key, spec.sessionId, previous.run_id, previous.messages);
     if ("problem" in history) {
@@ -221,9 +235,9 @@ async function begin(h: WorkerHost, spec: RunSpec): Promise<string> {
         { sessionId: spec.sessionId, runId: spec.runId, from: previous.run_id },
         `statecraft: the conversation of run ${previous.run_id} in statecraft.runs is ignored: ${history.problem}; run ${spec.runId} starts the session's conversation afresh`,
       );
-      return encode({ now: Date.now(), rules });
+      return encode({ now: Date.now(), rules, ...(aborted ? { aborted } : {}) });
     }
-    return encode({ now: Date.now(), rules, history: history.messages });
+    return encode({ now: Date.now(), rules, history: history.messages, ...(aborted ? { aborted } : {}) });
   });
 }
 
@@ -244,7 +258,13 @@ async function endRefused(h: WorkerHost, spec: RunSpec, error: AgentError): Prom
 async function end(h: WorkerHost, spec: RunSpec, result: RunResult): Promise<string> {
   return withSession(h.pool, spec.sessionId, async (client) => {
     if (result.status === "suspended") {
-      await client.query("UPDATE statecraft.runs SET status = 'suspended', pending = $2 WHERE run_id = $1", [spec.runId, JSON.stringify(result.pending)]);
+      // An abort asked for while the piece ran on to its question (too late for the worker to stop it): the run is
+      // resumed to be stopped at once, as abortRun does with a suspended run. Decided under the session's lock, as
+      // abortRun decides, so the request is acted on by one of the two.
+      const aborted = (await client.query("SELECT 1 FROM statecraft.aborts WHERE run_id = $1", [spec.runId])).rows.length > 0;
+      const row = aborted ? (await client.query<RunRow>("SELECT * FROM statecraft.runs WHERE run_id = $1", [spec.runId])).rows[0] : undefined;
+      if (row) await resumeToAbort(h.client, client, { ...row, part: spec.part }, result.pending);
+      else await client.query("UPDATE statecraft.runs SET status = 'suspended', pending = $2 WHERE run_id = $1", [spec.runId, JSON.stringify(result.pending)]);
       return encode({ status: "suspended", pending: result.pending } satisfies PieceOutcome);
     }
     const summary = { reason: result.reason, text: result.text, turns: result.turns, toolCalls: result.toolCalls, usage: result.usage, ...(result.error ? { error: result.error } : {}) };

@@ -19,6 +19,10 @@ import { handBack } from "./recover.js";
 import { runPiece, setHost } from "./run-workflow.js";
 import type { RunOptions } from "./run-options.js";
 import { startHeartbeat, type Heartbeat } from "./heartbeat.js";
+import { AbortRequests } from "./abort-requests.js";
+
+/** How often a worker running runs asks the database whether one was aborted (abortRun). */
+const ABORT_POLL_MS = 150;
 
 export interface WorkerOptions {
   /** The PostgreSQL URL every worker and client of these runs shares. */
@@ -125,6 +129,7 @@ export function createWorker(options: WorkerOptions): Worker {
 
   let pool: pg.Pool | undefined;
   let heartbeat: Heartbeat | undefined;
+  let aborts: AbortRequests | undefined;
   let state: "new" | "started" | "stopped" = "new";
   let stopClient: (() => Promise<void>) | undefined;
   return {
@@ -141,7 +146,8 @@ export function createWorker(options: WorkerOptions): Worker {
         pool = openPool(database, concurrency + 4);
         const client = await DBOSClient.create({ systemDatabaseUrl: database, systemDatabaseSchemaName: DBOS_SCHEMA, applicationName: APP_NAME });
         await checkRunKey(pool, key, redactUrl(database));
-        setHost({ id, pool, client, model, tools: options.tools ?? [], cwd, permissions, key, ...(options.hooks ? { hooks } : {}), ...(options.logger ? { logger: options.logger } : {}), ...(options.observers ? { observers: options.observers } : {}), ...(sandbox !== undefined ? { sandbox } : {}) });
+        aborts = new AbortRequests(pool, ABORT_POLL_MS, options.logger);
+        setHost({ id, pool, client, aborts, model, tools: options.tools ?? [], cwd, permissions, key, ...(options.hooks ? { hooks } : {}), ...(options.logger ? { logger: options.logger } : {}), ...(options.observers ? { observers: options.observers } : {}), ...(sandbox !== undefined ? { sandbox } : {}) });
         if (!registered) {
           DBOS.registerWorkflow(runPiece, { name: WORKFLOW });
           registered = true;
@@ -180,6 +186,7 @@ export function createWorker(options: WorkerOptions): Worker {
       const { DBOS } = await import("@dbos-inc/dbos-sdk");
       await heartbeat?.stop();
       await DBOS.shutdown({ workflowCompletionTimeoutMS: stopOptions.graceMs ?? 0 });
+      aborts?.stop();
       // What did not finish is handed back: its workflows go back to the queue for any worker (from their journal).
       await handBack(pool!, id).catch((error: unknown) => options.logger?.error({ err: (error as Error).message }, `statecraft: worker ${id} could not hand back its runs (${redactUrl(database)})`));
       await stopClient?.().catch(() => undefined);

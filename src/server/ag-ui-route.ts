@@ -26,7 +26,7 @@ export async function agUiRoute(context: RouteContext): Promise<Response> {
     const answers = answersOf(input.resume);
     const log = (await context.runner.runsOf(threadId)).findLast((l) => l.status === "suspended");
     if (!log) throw new HttpProblem(409, "RUN_NOT_SUSPENDED", `thread ${threadId} has no run waiting at an interrupt; its interrupts were answered already, or it ended`);
-    const from = log.events.length;
+    const from = log.lastId;
     await context.runner.answer(log, answers, "statecraft serve (POST /ag-ui resume)");
     return agUiResponse(log, from, { threadId, runId, input, knownCalls: Object.keys(answers) });
   }

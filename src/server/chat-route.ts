@@ -58,7 +58,7 @@ async function approve(context: RouteContext, sessionId: string, last: UIMessage
   if (Object.keys(answers).length === 0) throw bad("POST /api/chat: the last message is the assistant's but answers no approval (no tool part in state approval-responded); send a user message, or the approval responses");
   const log = (await context.runner.runsOf(sessionId)).findLast((l) => l.status === "suspended");
   if (!log) throw new HttpProblem(409, "RUN_NOT_SUSPENDED", `chat ${sessionId} has no run waiting for an approval; its questions were answered already, or it ended`);
-  const from = log.events.length;
+  const from = log.lastId;
   await context.runner.answer(log, answers, "statecraft serve (POST /api/chat approval)");
   return uiResponse(log, from, { ...(typeof last.id === "string" ? { messageId: last.id } : {}), knownCalls: Object.keys(answers) });
 }

@@ -1,4 +1,5 @@
-import { createWorker, enqueueRun, answer, watch, listRuns, readLines, closeClients, type Worker } from "../dbos/index.js";
+import { AgentError } from "../errors/agent-error.js";
+import { createWorker, enqueueRun, answer, abortRun, watch, listRuns, readLines, closeClients, type Worker } from "../dbos/index.js";
 import type { Logger } from "../logger.js";
 import type { Message } from "../models/messages.js";
 import type { Model } from "../models/model.js";
@@ -76,11 +77,15 @@ export async function dbosRunner(options: DbosRunnerOptions): Promise<Runner> {
       if (unknown.length > 0) throw new HttpProblem(400, "INVALID_REQUEST", `answers: ${unknown.map((id) => JSON.stringify(id)).join(", ")} not pending calls of run ${log.runId} (pending: ${pending.join(", ")})`);
       await answer({ database, sessionId: log.sessionId, runId: log.runId, answers, answeredBy });
       // Its log goes on once the resumed part's first event is read from the database.
-      const length = log.events.length;
-      for await (const _ of log.read(length, AbortSignal.timeout(30_000))) break;
+      for await (const _ of log.read(log.lastId, AbortSignal.timeout(30_000))) break;
     },
     async abort(log) {
-      throw new HttpProblem(501, "ABORT_NOT_SUPPORTED", `run ${log.runId} runs on the DBOS queue, where a run is not stopped from outside its worker; answer its questions with deny to end it, or let its time limit end it`);
+      // Asked of the database: whichever worker runs it (or none yet, for a queued run) ends it user_abort, and its
+      // log reads the run's turn_end as any follower does.
+      await abortRun({ database, sessionId: log.sessionId, runId: log.runId, abortedBy: "statecraft serve (POST /runs/:runId/abort)" }).catch((error: unknown) => {
+        if (error instanceof AgentError && error.code === "RUN_ENDED") throw new HttpProblem(409, "RUN_ENDED", error.message);
+        throw error;
+      });
     },
     async runsOf(sessionId) {
       const rows = (await listRuns({ database })).filter((r) => r.sessionId === sessionId);

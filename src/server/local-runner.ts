@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { contentText } from "../models/content.js";
 import { resolve as resolvePath } from "node:path";
 import type { Logger } from "../logger.js";
+import type { AgentEvent } from "../events.js";
 import type { Message } from "../models/messages.js";
 import type { Model } from "../models/model.js";
 import type { QueryOptions } from "../options.js";
@@ -16,6 +17,7 @@ import type { AnyTool } from "../tools/define-tool.js";
 import { existsSync } from "node:fs";
 import { HttpProblem } from "./http-guard.js";
 import { pump } from "./pump.js";
+import { eventIds } from "./event-ids.js";
 import { RunLog } from "./run-log.js";
 import type { StartRequest } from "./run-request.js";
 import type { Runner } from "./runner.js";
@@ -47,12 +49,20 @@ export function localRunner(options: LocalRunnerOptions): Runner {
   });
   // A new run's trace file (a resumed run keeps the one it recorded).
   const trace: Pick<QueryOptions, "traceFile"> = options.traceFile !== undefined ? { traceFile: options.traceFile } : {};
+  const ids = eventIds(cwd, options.store, (message) => options.logger?.warn({}, `statecraft: ${message}`));
   const follow = async (log: RunLog, run: QueryRun) => {
     live.set(log.runId, run);
-    await pump(run, log, () => {
+    await pump(remembering(log, run), log, () => {
       if (live.get(log.runId) === run) live.delete(log.runId);
     });
   };
+  /** The run's events, its `suspended` event's id kept before any client can have it: a server started again numbers on from it. */
+  async function* remembering(log: RunLog, run: QueryRun): AsyncGenerator<AgentEvent, void, undefined> {
+    for await (const event of run) {
+      if (event.type === "suspended") ids.remember(log.runId, log.lastId + 1);
+      yield event;
+    }
+  }
   const busy = (sessionId: string) => (bySession.get(sessionId) ?? []).find((log) => !log.ended);
   const add = (log: RunLog) => {
     logs.set(log.runId, log);
@@ -67,7 +77,7 @@ export function localRunner(options: LocalRunnerOptions): Runner {
     if (!stored || stored.status !== "suspended") return undefined;
     const known = logs.get(stored.runId);
     if (known) return known;
-    const log = new RunLog(stored.runId, stored.sessionId, contentText(stored.settings.userInput));
+    const log = new RunLog(stored.runId, stored.sessionId, contentText(stored.settings.userInput), ids.suspendedAt(stored.runId) ?? 1);
     log.push({ type: "suspended", sessionId: stored.sessionId, runId: stored.runId, pending: stored.pending });
     add(log);
     return log;

@@ -21,9 +21,10 @@ export interface RunInfo {
 }
 
 /**
- * One run's events as the server keeps them, from its first to its last: the event with id N is `events[N - 1]`, so a
- * client that got up to N (its `Last-Event-ID`) goes on from N + 1, and a late one from 1. A resumed run's events
- * are appended to the same log after its `suspended` event.
+ * One run's events as the server keeps them, from its first to its last: the event with id N is
+ * `events[N - firstId]`, so a client that got up to N (its `Last-Event-ID`) goes on from N + 1, and a late one from
+ * the first. A resumed run's events are appended to the same log after its `suspended` event. A log started again
+ * after a restart (from a stored suspended run) keeps the numbering: its `suspended` event has the id it had.
  */
 export class RunLog {
   readonly events: AgentEvent[] = [];
@@ -40,7 +41,14 @@ export class RunLog {
     readonly runId: string,
     readonly sessionId: string,
     readonly input: string,
+    /** The id of the first event kept here (1 unless the log was started again after a restart). */
+    readonly firstId = 1,
   ) {}
+
+  /** The id of the last event so far (firstId - 1 before the first). */
+  get lastId(): number {
+    return this.firstId - 1 + this.events.length;
+  }
 
   push(event: AgentEvent): void {
     this.events.push(event);
@@ -82,21 +90,22 @@ export class RunLog {
       ...(this.pending ? { pending: this.pending } : {}),
       ...(this.reason !== undefined ? { reason: this.reason } : {}),
       ...(this.error ? { error: this.error } : {}),
-      events: this.events.length,
+      events: this.lastId,
     };
   }
 
   /**
    * The events after id `after` (0: from the start), as [id, event], waiting for more until the run ends, or until
    * `until` says a reader has had enough (a suspended run's stream for a chat ends at its question), or `signal` aborts.
+   * An id before the first kept (given before a restart) reads from the first kept.
    */
   async *read(after: number, signal: AbortSignal, until?: (event: AgentEvent) => boolean): AsyncGenerator<[number, AgentEvent], void, undefined> {
-    let next = after;
+    let next = Math.max(0, after - (this.firstId - 1));
     for (;;) {
       while (next < this.events.length) {
         const event = this.events[next]!;
         next += 1;
-        yield [next, event];
+        yield [this.firstId - 1 + next, event];
         if (until?.(event)) return;
       }
       if (this.ended || signal.aborted) return;
@@ -113,7 +122,7 @@ export class RunLog {
   }
 
   /**
-   * The events from `from` up to the run's end or its next unanswered question (a chat's or an AG-UI run's part of it). A run
+   * The events after id `from` up to the run's end or its next unanswered question (a chat's or an AG-UI run's part of it). A run
    * that failed without its last event makes it throw its error.
    */
   async *part(from: number, signal: AbortSignal, answered = 0): AsyncGenerator<AgentEvent, void, undefined> {

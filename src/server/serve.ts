@@ -125,7 +125,7 @@ async function route(context: RouteContext): Promise<Response> {
       only("GET");
       const after = lastEventId(request);
       if (after === undefined) throw bad("Last-Event-ID must be the id of an event this stream sent (a whole number)");
-      if (after > log.events.length) throw bad(`Last-Event-ID ${after} is past the last event of run ${log.runId} (${log.events.length}); it is not an id this run's stream sent`);
+      if (after > log.lastId) throw bad(`Last-Event-ID ${after} is past the last event of run ${log.runId} (${log.lastId}); it is not an id this run's stream sent`);
       return eventStream(log, after);
     }
     only("POST");

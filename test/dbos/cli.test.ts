@@ -86,4 +86,19 @@ describeWithDatabase("statecraft worker | enqueue | answer | watch | runs --data
     expect(await workers[0].exited).toBe(0);
     expect(workers[0].out()).toMatch(/stopped; what it held is back on the queue/);
   }, 150_000);
+
+  it("statecraft abort stops a session's suspended run from another shell: it ends user_abort; a second abort is refused", async () => {
+    const queued = JSON.parse((await statecraft("enqueue", "write a note, then stop", "--json")).stdout) as { sessionId: string; runId: string };
+    await until(async () => (await statecraft("runs", "--database", db.url, "--json")).stdout.split("\n").some((l) => l.includes(queued.runId) && l.includes('"suspended"')), "the run to suspend");
+    const aborted = await statecraft("abort", queued.sessionId, "--by", "ana");
+    expect(aborted.stdout).toContain(`aborting run ${queued.runId}`);
+    const events = (await statecraft("watch", queued.sessionId, "--json").catch((e: { stdout: string }) => e)).stdout.trim().split("\n").map((l) => JSON.parse(l) as { type: string; reason?: string });
+    expect(events.at(-1)).toMatchObject({ type: "turn_end", reason: "user_abort" });
+    const again = await statecraft("abort", queued.sessionId).catch((e: { code: number; stderr: string }) => e);
+    expect((again as { code: number }).code).toBe(2);
+    expect((again as { stderr: string }).stderr).toMatch(/no run that has not finished/);
+    const named = await statecraft("abort", queued.sessionId, "--run", queued.runId).catch((e: { code: number; stderr: string }) => e);
+    expect((named as { code: number }).code).toBe(2);
+    expect((named as { stderr: string }).stderr).toMatch(/has ended \(user_abort\); there is nothing to abort/);
+  }, 120_000);
 });

@@ -53,7 +53,9 @@ describeWithDatabase("statecraft/server on the DBOS queue", () => {
     const session = (await (await call(base, "/sessions/dbos-http-1")).json()) as { messages: Array<{ role: string }> };
     expect(session.messages[0]).toMatchObject({ role: "user", content: "write the note" });
     expect(session.messages.at(-1)).toMatchObject({ role: "assistant" });
+    // A finished run is not aborted, as on the file store.
     const abort = await call(base, `/runs/${runId}/abort`, { method: "POST" });
-    expect(abort.status).toBe(501);
+    expect(abort.status).toBe(409);
+    expect(await abort.json()).toMatchObject({ error: { code: "RUN_ENDED" } });
   }, 120_000);
 });

@@ -44,6 +44,13 @@ async function allEvents(runId: string): Promise<Array<{ id: number; event: Agen
   return out;
 }
 
+/** The run's events after id `after`, to its last. */
+async function allEventsAfter(runId: string, after: number): Promise<Array<{ id: number; event: AgentEvent }>> {
+  const out: Array<{ id: number; event: AgentEvent }> = [];
+  for await (const message of sseOf(await call(base, `/runs/${runId}/events`, { headers: { "last-event-id": String(after) } }))) out.push({ id: Number(message.id), event: JSON.parse(message.data) as AgentEvent });
+  return out;
+}
+
 const errorOf = async (response: Response) => ((await response.json()) as { error: { code: string; message: string } }).error;
 
 describe("auth, hosts, origins", () => {
@@ -306,6 +313,33 @@ describe("approvals over HTTP (file store)", () => {
     expect(events[0]!.event).toMatchObject({ type: "suspended", runId });
     expect(events.at(-1)!.event).toMatchObject({ type: "turn_end", reason: "final_answer" });
     expect(readFileSync(join(cwd, "notes.txt"), "utf8")).toBe("approved over HTTP\n");
+  });
+
+  it("event ids go on across a restart: the suspended event keeps its id, and a Last-Event-ID from before resumes after it", async () => {
+    await start([{ text: "Writing the note.", toolCalls: writeStep.toolCalls }]);
+    const { runId } = await startRun({ input: "write", sessionId: "restart-ids" });
+    const asked = await readUntil(await call(base, `/runs/${runId}/events`), (m) => (JSON.parse(m.data) as AgentEvent).type === "suspended");
+    const suspendedId = Number(asked.at(-1)!.id);
+    expect(asked.map((m) => Number(m.id))).toEqual(asked.map((_, i) => i + 1));
+    expect(suspendedId).toBeGreaterThan(2);
+    const callId = (JSON.parse(asked.at(-1)!.data) as Extract<AgentEvent, { type: "suspended" }>).pending[0]!.callId;
+    await server!.close();
+    await start([{ text: "Written after the restart." }]);
+    // A late client gets what the new server has: the suspended event, under the id it was sent with.
+    const again = await readUntil(await call(base, `/runs/${runId}/events`), () => true);
+    expect(again.map((m) => [Number(m.id), (JSON.parse(m.data) as AgentEvent).type])).toEqual([[suspendedId, "suspended"]]);
+    const listed = (await (await call(base, "/runs?sessionId=restart-ids")).json()) as { runs: Array<{ events: number }> };
+    expect(listed.runs).toEqual([expect.objectContaining({ events: suspendedId })]);
+    expect((await call(base, `/runs/${runId}/events`, { headers: { "last-event-id": String(suspendedId + 1) } })).status).toBe(400);
+    expect((await call(base, `/runs/${runId}/answers`, { body: { answers: { [callId]: "allow" } } })).status).toBe(202);
+    // The client that had everything up to the suspended event goes on after it: nothing twice, ids increasing.
+    const rest = await allEventsAfter(runId, suspendedId);
+    expect(rest.map((r) => r.id)).toEqual(rest.map((_, i) => suspendedId + 1 + i));
+    expect(rest.some((r) => r.event.type === "suspended")).toBe(false);
+    expect(rest.at(-1)!.event).toMatchObject({ type: "turn_end", reason: "final_answer" });
+    // One that had less gets what this server kept, from the suspended event, under the same ids.
+    const behind = await allEventsAfter(runId, 1);
+    expect(behind.map((r) => r.id)).toEqual([suspendedId, ...rest.map((r) => r.id)]);
   });
 
   it("a request's narrower mode applies: plan denies the write without asking", async () => {

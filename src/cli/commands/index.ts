@@ -8,7 +8,7 @@ import { resumeCommand } from "./resume.js";
 import { runsCommand } from "./runs.js";
 import { traceCommand } from "./trace.js";
 import { trustCommand } from "./trust.js";
-import { answerCommand, enqueueCommand, watchCommand, workerCommand } from "./scale-out.js";
+import { abortCommand, answerCommand, enqueueCommand, watchCommand, workerCommand } from "./scale-out.js";
 import { serveCommand } from "./serve.js";
 
 /**
@@ -27,6 +27,7 @@ export const COMMANDS: readonly CliCommand[] = [
   workerCommand,
   enqueueCommand,
   answerCommand,
+  abortCommand,
   watchCommand,
   mcpCommand,
   serveCommand,

@@ -155,6 +155,25 @@ export async function answerAction(session: string, flags: Flags, context: CliCo
   }
 }
 
+/** `statecraft abort`: the session's run (its latest not finished, or --run) ends user_abort. */
+export async function abortAction(session: string, flags: Flags, context: CliContext): Promise<number> {
+  const { io } = context;
+  const database = databaseOf(flags, io.env);
+  const { abortRun, listRuns, closeClients } = await dbos();
+  try {
+    const runs = (await listRuns({ database })).filter((r) => r.sessionId === session && (flags.run === undefined ? r.status !== "finished" : r.runId === flags.run));
+    const run = runs[runs.length - 1];
+    if (!run) throw new UsageError(flags.run === undefined ? `session ${session} has no run that has not finished in the database (statecraft runs --database lists the runs)` : `session ${session} has no run ${String(flags.run)} in the database`);
+    const { status } = await abortRun({ database, sessionId: session, runId: run.runId, abortedBy: typeof flags.by === "string" ? flags.by : `statecraft abort (pid ${process.pid})` });
+    io.stdout.write(status === "finished" ? `aborted run ${run.runId}: it had not started, and never will (user_abort)\n` : `aborting run ${run.runId}: its worker stops it (user_abort); statecraft watch ${session} follows it to its end\n`);
+    return 0;
+  } catch (error) {
+    said(error);
+  } finally {
+    await closeClients();
+  }
+}
+
 export async function watchAction(session: string, flags: Flags, context: CliContext): Promise<number> {
   const { io } = context;
   const database = databaseOf(flags, io.env);

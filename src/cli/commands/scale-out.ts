@@ -2,7 +2,7 @@ import { InvalidArgumentError, type Command } from "commander";
 import type { CliCommand, CliContext } from "../context.js";
 import { addRunFlags, parsePositiveInteger } from "../run-flags.js";
 
-// `statecraft worker | enqueue | answer | watch` (docs/scale-out.md): runs as DBOS workflows on PostgreSQL. Their
+// `statecraft worker | enqueue | answer | abort | watch` (docs/scale-out.md): runs as DBOS workflows on PostgreSQL. Their
 // actions load statecraft/dbos only when one of them runs.
 
 const DATABASE_HELP = "the PostgreSQL URL of the runs (default: STATECRAFT_DATABASE_URL)";
@@ -73,6 +73,23 @@ export const answerCommand: CliCommand = {
       .action(async (session: string, flags: Record<string, unknown>, cmd: Command) => {
         const { answerAction } = await import("./scale-out-actions.js");
         context.exitCode = await answerAction(session, { ...cmd.optsWithGlobals(), ...flags }, context);
+      });
+  },
+};
+
+export const abortCommand: CliCommand = {
+  name: "abort",
+  register(program: Command, context: CliContext) {
+    program
+      .command("abort")
+      .description("stop a session's queued, running or suspended run, from any machine: it ends user_abort")
+      .argument("<session>", "the run's session id")
+      .option("--database <url>", DATABASE_HELP)
+      .option("--run <id>", "the run (default: the session's latest one not finished)")
+      .option("--by <text>", "who or where aborted, recorded with the request")
+      .action(async (session: string, flags: Record<string, unknown>, cmd: Command) => {
+        const { abortAction } = await import("./scale-out-actions.js");
+        context.exitCode = await abortAction(session, { ...cmd.optsWithGlobals(), ...flags }, context);
       });
   },
 };
