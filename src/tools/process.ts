@@ -106,9 +106,28 @@ export function processGroupExists(pgid: number): boolean {
     }
     // "pid (comm) state ppid pgrp …": comm may hold spaces and parentheses, so parse after the last ")".
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    if (Number(fields[2]) === pgid && fields[0] !== "Z" && fields[0] !== "X") return true;
+    if (Number(fields[2]) === pgid && fields[0] !== "Z" && fields[0] !== "X" && !finishedExiting(pid, fields)) return true;
   }
   return false;
+}
+
+/** The kernel's PF_EXITING: the task has begun do_exit() and runs no code of its own again. */
+const PF_EXITING = 0x4;
+
+/**
+ * A process that is only being torn down: one thread, already exiting, and no children. A sandbox's PID-namespace
+ * init spends milliseconds so once the command has ended (the kernel unmounting its mount namespace); every process
+ * of that namespace descends from it (orphans are reparented to it), so with no children nothing of the sandbox runs
+ * any more, and waiting for the teardown would only add its time to every call.
+ */
+function finishedExiting(pid: string, fields: readonly string[]): boolean {
+  // After the comm: state(0) ppid pgrp session tty_nr tpgid flags(6) … num_threads(17).
+  if ((Number(fields[6]) & PF_EXITING) === 0 || fields[17] !== "1") return false;
+  try {
+    return fs.readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim() === "";
+  } catch {
+    return false; // no children file (a kernel without it): wait for the process as before
+  }
 }
 
 let defaultShell: string | undefined;
