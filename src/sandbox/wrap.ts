@@ -28,6 +28,11 @@ export interface SandboxRequest {
   newSession?: boolean;
   /** Said once when the process runs unsandboxed under `"auto"`. */
   warn?: (message: string) => void;
+  /**
+   * A file descriptor the starter opens (a pipe) for bubblewrap to say its init's pid on (`infoFd` of the result is
+   * then set): the starter can tell the sandbox has ended by that one process instead of scanning every process.
+   */
+  infoFd?: number;
 }
 
 /** What to spawn instead, and what to do once it has ended. */
@@ -38,6 +43,8 @@ export interface SandboxedCommand {
   cwd: string;
   /** bubblewrap, sandbox-exec, or none (`off`, or unsupported under `auto`). */
   sandbox: "bwrap" | "seatbelt" | "none";
+  /** The request's `infoFd`, when bubblewrap writes its init's pid there (JSON `{ "child-pid": n }`). */
+  infoFd?: number;
   /** Undoes what was set up (proxy, placeholders, temporary folder); gives the connections the proxy refused. */
   release(): Promise<{ refused: RefusedConnection[] }>;
 }
@@ -105,7 +112,9 @@ export async function sandboxCommand(request: SandboxRequest): Promise<Sandboxed
       },
     };
     if (support.kind === "bwrap") {
-      wrapped.args = [...bwrapArgs({ layout, hostNetwork: network === "host", ...(proxy ? { proxySocket: proxy.socket } : {}), newSession: request.newSession === true }), ...inner];
+      const infoFd = request.infoFd;
+      wrapped.args = [...bwrapArgs({ layout, hostNetwork: network === "host", ...(proxy ? { proxySocket: proxy.socket } : {}), newSession: request.newSession === true, ...(infoFd !== undefined ? { infoFd } : {}) }), ...inner];
+      if (infoFd !== undefined) wrapped.infoFd = infoFd;
     } else {
       const tmp = path.join(scratch!, "tmp");
       fs.mkdirSync(tmp);
