@@ -34,7 +34,7 @@ server.on("error", (e) => { process.stderr.write("statecraft sandbox: the proxy 
  * argv: socat, socket, program, its arguments…
  */
 export const SOCAT_BRIDGE_SCRIPT = `s=$1; u=$2; shift 2
-( "$s" TCP-LISTEN:${BRIDGE_PORT},bind=127.0.0.1,fork,reuseaddr "UNIX-CONNECT:$u" </dev/null & )
+( "$s" TCP-LISTEN:${BRIDGE_PORT},bind=127.0.0.1,fork,reuseaddr "UNIX-CONNECT:$u" </dev/null >/dev/null & )
 listening() {
   while read -r _ local _ state _; do
     if [ "$local" = "0100007F:${BRIDGE_PORT.toString(16).toUpperCase().padStart(4, "0")}" ] && [ "$state" = 0A ]; then return 0; fi
