@@ -86,7 +86,8 @@ export async function resumeToAbort(
   by: { abortedBy?: string; traceContext?: TraceContext } = {},
 ): Promise<void> {
   const part = row.part + 1;
-  await client.query("UPDATE statecraft.runs SET status = 'resuming', part = $2, pending = NULL WHERE run_id = $1", [row.run_id, part]);
+  // `pending` stays, as answer() leaves it: the resumed piece checks the row's (sealed) calls against its digest.
+  await client.query("UPDATE statecraft.runs SET status = 'resuming', part = $2 WHERE run_id = $1", [row.run_id, part]);
   await enqueuePiece(dbos, client, {
     ...specOfRow(row, part),
     answers: {},

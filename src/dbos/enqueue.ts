@@ -7,6 +7,10 @@ import { databaseError } from "./database.js";
 import type { RunSpec } from "./names.js";
 import { checkRunOptions, type RunOptions } from "./run-options.js";
 import { pendingDigest } from "./sealed.js";
+import { QUEUE_KEY_ROW, queueSealer } from "./queue-seal.js";
+import { checkRunKey, resolveRunKey } from "./run-key.js";
+import { sealJson } from "../record/sealed-secrets.js";
+import type pg from "pg";
 import { activeTraceContext } from "../otel/trace-context.js";
 import { enqueuePiece, specOfRow, withSession, type RunRow } from "./runs-table.js";
 
@@ -18,6 +22,23 @@ export interface EnqueueOptions extends RunOptions {
   wait?: boolean;
   /** The workers' queue (default `statecraft_runs`). */
   queue?: string;
+  /**
+   * Needed only before any worker has started on the database: the workers' run key, whose public key the run's
+   * secrets are sealed to (default `$STATECRAFT_RUN_KEY`, else the session key file, as createWorker).
+   */
+  runKey?: string | Uint8Array;
+}
+
+/**
+ * The public key a queued run's secrets are sealed to (queue-seal.ts): the one the workers published in
+ * statecraft.meta; before any worker started, the caller's run key's (recorded for the workers to match).
+ */
+async function queueKeyOf(pool: pg.Pool, given: string | Uint8Array | undefined): Promise<string> {
+  const published = (await pool.query<{ value: string }>("SELECT value FROM statecraft.meta WHERE key = $1", [QUEUE_KEY_ROW])).rows[0]?.value;
+  if (published !== undefined && given === undefined) return published;
+  const key = resolveRunKey(given, process.env, "enqueueRun");
+  await checkRunKey(pool, key, "this database");
+  return key.queueKey;
 }
 
 /**
@@ -27,7 +48,7 @@ export interface EnqueueOptions extends RunOptions {
 export async function enqueueRun(input: string, options: EnqueueOptions): Promise<{ sessionId: string; runId: string }> {
   if (typeof input !== "string") throw new AgentError("INVALID_OPTIONS", `enqueueRun(input, options): input must be a string, got ${typeof input}`);
   if (!options || typeof options !== "object") throw new AgentError("INVALID_OPTIONS", "enqueueRun(input, options): options are required, at least { database }");
-  const { database, sessionId: given, wait, queue, ...rest } = options;
+  const { database, sessionId: given, wait, queue, runKey, ...rest } = options;
   const runOptions = checkRunOptions(rest as Record<string, unknown>, "enqueueRun");
   const sessionId = given ?? randomUUID();
   try {
@@ -38,9 +59,18 @@ export async function enqueueRun(input: string, options: EnqueueOptions): Promis
   if (wait !== undefined && typeof wait !== "boolean") throw new AgentError("INVALID_OPTIONS", "enqueueRun: options.wait must be true or false");
   const conn = await connect(database, "enqueueRun");
   const runId = randomUUID();
+  // Kept at rest with their secrets sealed to the workers' key: the input and options as queued (statecraft.runs, and
+  // DBOS's workflow inputs) hold the prompt, a pasted API key with it.
+  let sealed: { input: string; options: RunOptions };
+  try {
+    const sealer = queueSealer(await queueKeyOf(conn.pool, runKey), [sessionId, runId]);
+    sealed = { input: sealer.seal(input), options: sealJson(sealer, runOptions) };
+  } catch (error) {
+    throw databaseError(error, String(database));
+  }
   // The caller's trace (when it uses OpenTelemetry): the worker's spans of the run join it.
   const traceContext = activeTraceContext();
-  const spec: RunSpec = { sessionId, runId, part: 0, input, options: runOptions, ...(queue !== undefined ? { queue } : {}), ...(traceContext ? { traceContext } : {}) };
+  const spec: RunSpec = { sessionId, runId, part: 0, input: sealed.input, options: sealed.options, ...(queue !== undefined ? { queue } : {}), ...(traceContext ? { traceContext } : {}) };
   try {
     await withSession(conn.pool, sessionId, async (client) => {
       if (wait === false) {
@@ -51,7 +81,7 @@ export async function enqueueRun(input: string, options: EnqueueOptions): Promis
       }
       await client.query(
         "INSERT INTO statecraft.runs (run_id, session_id, status, input, options, enqueued_at) VALUES ($1, $2, 'queued', $3, $4, $5)",
-        [runId, sessionId, input, JSON.stringify({ ...runOptions, ...(queue !== undefined ? { queue } : {}) }), Date.now()],
+        [runId, sessionId, sealed.input, JSON.stringify({ ...sealed.options, ...(queue !== undefined ? { queue } : {}) }), Date.now()],
       );
       await enqueuePiece(conn.dbos, client, spec);
     });

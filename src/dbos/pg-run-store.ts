@@ -2,7 +2,8 @@ import type pg from "pg";
 import { AgentError } from "../errors/agent-error.js";
 import { bindingProblem, runRecordProblem, type RunStore, type StoredRun } from "../durable/run-store.js";
 import type { RunKey } from "./run-key.js";
-import { pendingDigest } from "./sealed.js";
+import { pendingDigest, pendingScope } from "./sealed.js";
+import { unsealJson } from "../record/sealed-secrets.js";
 
 /** Which piece of which run this store serves: what a stored run must have been saved for to be resumed by it. */
 export interface StorePiece {
@@ -92,7 +93,17 @@ export function pgRunStore(pool: pg.Pool, key: RunKey, piece: StorePiece): RunSt
         if (envelope.spec !== piece.spec) throw damaged(sessionId, `the run's queued input or options in statecraft.runs were changed since it started`);
         // statecraft.runs.pending is what `statecraft runs` showed the person who answered: not the calls the run
         // waits on, they approved something else.
-        if (piece.seen !== pendingDigest(run.pending)) throw damaged(sessionId, "the pending calls answer() found in statecraft.runs are not the ones the run waits on (they were changed there); nothing was approved");
+        // The row keeps their secrets sealed: what answer() digested is the sealed row, which must open to the calls.
+        const shown = (await pool.query<{ pending: unknown }>("SELECT pending FROM statecraft.runs WHERE run_id = $1", [piece.runId])).rows[0]?.pending;
+        const changed = "the pending calls answer() found in statecraft.runs are not the ones the run waits on (they were changed there); nothing was approved";
+        if (!Array.isArray(shown) || piece.seen !== pendingDigest(shown)) throw damaged(sessionId, changed);
+        let opened: unknown;
+        try {
+          opened = unsealJson(key.sealer(pendingScope(sessionId, piece.runId)), shown);
+        } catch (error) {
+          throw damaged(sessionId, `${changed}: ${(error as Error).message}`);
+        }
+        if (pendingDigest(opened as typeof run.pending) !== pendingDigest(run.pending)) throw damaged(sessionId, changed);
       }
       return run;
     },

@@ -6,6 +6,11 @@ import { databaseError } from "./database.js";
 import type { RunStatus } from "./names.js";
 import type { RunRow } from "./runs-table.js";
 import type { LineStream } from "./pg-lines.js";
+import { existingSessionKey } from "../record/session-key.js";
+import { unsealJson } from "../record/sealed-secrets.js";
+import { RUN_KEY_ENV, resolveRunKey, type RunKey } from "./run-key.js";
+import { pendingScope } from "./sealed.js";
+import type pg from "pg";
 
 export interface ListedRun {
   sessionId: string;
@@ -26,10 +31,31 @@ const isError = (e: unknown): e is { code: string; message: string } =>
   typeof e === "object" && e !== null && typeof (e as { code?: unknown }).code === "string" && typeof (e as { message?: unknown }).message === "string";
 const iso = (ms: string | null) => (ms === null ? undefined : new Date(Number(ms)).toISOString());
 
+/**
+ * The workers' run key when this process holds it (given, `$STATECRAFT_RUN_KEY`, or an existing session key file)
+ * and it is the database's: the rows' sealed secrets are then shown as they are, so whoever answers sees exactly
+ * what would run. Otherwise they stay `[SEALED:…]`.
+ */
+async function readingKey(pool: pg.Pool, given: string | Uint8Array | undefined): Promise<RunKey | undefined> {
+  if (given === undefined && !process.env[RUN_KEY_ENV] && existingSessionKey() === undefined) return undefined;
+  const key = resolveRunKey(given, process.env, "listRuns");
+  const id = (await pool.query<{ value: string }>("SELECT value FROM statecraft.meta WHERE key = 'run_key_id'")).rows[0]?.value;
+  return id === key.id ? key : undefined;
+}
+
+function opened<T>(open: () => T, sealed: T): T {
+  try {
+    return open();
+  } catch {
+    return sealed; // not sealed by this database's workers: shown as stored
+  }
+}
+
 /** The runs of a database, oldest first: queued, running, suspended, waiting and finished. */
-export async function listRuns(options: { database: string; status?: RunStatus[] }): Promise<ListedRun[]> {
+export async function listRuns(options: { database: string; status?: RunStatus[]; runKey?: string | Uint8Array }): Promise<ListedRun[]> {
   const conn = await connect(options.database, "listRuns");
   try {
+    const key = await readingKey(conn.pool, options.runKey);
     const rows = await conn.pool.query<RunRow>(
       `SELECT * FROM statecraft.runs ${options.status ? "WHERE status = ANY($1)" : ""} ORDER BY enqueued_at, run_id`,
       options.status ? [options.status] : [],
@@ -38,12 +64,12 @@ export async function listRuns(options: { database: string; status?: RunStatus[]
       sessionId: r.session_id,
       runId: r.run_id,
       status: r.status,
-      input: r.input,
+      input: key ? opened(() => key.queueSealer([r.session_id, r.run_id]).unseal(r.input), r.input) : r.input,
       ...(r.worker ? { worker: r.worker } : {}),
       enqueuedAt: iso(r.enqueued_at)!,
       ...(r.started_at ? { startedAt: iso(r.started_at) } : {}),
       ...(r.ended_at ? { endedAt: iso(r.ended_at) } : {}),
-      ...(r.status === "suspended" && r.pending ? { pending: r.pending } : {}),
+      ...(r.status === "suspended" && r.pending ? { pending: key ? opened(() => unsealJson(key.sealer(pendingScope(r.session_id, r.run_id)), r.pending!), r.pending) : r.pending } : {}),
       ...(typeof r.result?.reason === "string" ? { reason: r.result.reason } : {}),
       ...(isError(r.result?.error) ? { error: { code: r.result.error.code, message: r.result.error.message } } : {}),
     }));

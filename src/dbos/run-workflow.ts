@@ -18,7 +18,8 @@ import { workflowIdOf, type RunSpec } from "./names.js";
 import { PgLines } from "./pg-lines.js";
 import { pgRunStore } from "./pg-run-store.js";
 import type { RunKey } from "./run-key.js";
-import { historyOf, sealHistory, specDigest } from "./sealed.js";
+import { historyOf, pendingScope, sealHistory, specDigest } from "./sealed.js";
+import { SealError, sealJson, unsealJson } from "../record/sealed-secrets.js";
 import { narrowPermissions, type RunOptions } from "./run-options.js";
 import { blockingRun, enqueuePiece, nextWaiting, specOfRow, withSession, type RunRow } from "./runs-table.js";
 import { replayableCallIds, sealedCodec, stepEffects, toolStarts, type StepCodec } from "./step-effects.js";
@@ -68,15 +69,23 @@ export type PieceOutcome =
  * the answers), each effect a step (step-effects.ts), its lines and events written to PostgreSQL. It ends when the
  * run ends or suspends: a suspended run holds no worker slot, and answer() enqueues its next piece.
  */
-export async function runPiece(spec: RunSpec): Promise<PieceOutcome> {
+export async function runPiece(queued: RunSpec): Promise<PieceOutcome> {
   const h = host;
   if (!h) throw new Error("statecraft/dbos: no worker in this process (createWorker() first)");
   const workflowId = DBOS.workflowID!;
   // Step outputs (DBOS's operation_outputs) hold the conversation, call inputs and the stored run: kept with their
   // secrets sealed under the run key, as statecraft.stored_runs is.
-  const sealer = h.key.sealer(["step output", spec.runId]);
+  const sealer = h.key.sealer(["step output", queued.runId]);
   const codec = sealedCodec(sealer);
   const sealedStep = (run: () => Promise<string>, name: string) => DBOS.runStep(async () => sealer.seal(await run()), { name }).then((text) => sealer.unseal(text));
+  // The input and options were queued with their secrets sealed to the workers' key (enqueueRun): opened here, the
+  // run gets them exactly; one that does not open (edited, sealed to another key) runs nothing.
+  const opened = openSpec(h, queued);
+  if (opened instanceof AgentError) {
+    h.logger?.error({ sessionId: queued.sessionId, runId: queued.runId, code: opened.code }, `statecraft: run ${queued.runId} can't go on: ${opened.message}`);
+    return decode<PieceOutcome>(await sealedStep(() => endRefused(h, queued, opened), "end"));
+  }
+  const spec = opened;
   const begun = decode<{ wait?: string; ended?: string; aborted?: boolean; history?: Message[]; rules?: string[]; now: number }>(await sealedStep(() => begin(h, spec), "begin"));
   if (begun.wait !== undefined) return { status: "waiting", behind: begun.wait };
   // Aborted before a worker began it (abortRun ended it, its turn_end written): nothing of it runs.
@@ -86,7 +95,7 @@ export async function runPiece(spec: RunSpec): Promise<PieceOutcome> {
   const permissions = narrowPermissions(h.permissions, spec.options.permissions);
   const remembered = begun.rules ?? [];
   const loaded: { run?: StoredRun } = {};
-  const store = replayedLoads(codec, pgRunStore(h.pool, h.key, { runId: spec.runId, part: spec.part, spec: specDigest(spec), workspace: h.cwd, ...(spec.seen !== undefined ? { seen: spec.seen } : {}) }), loaded);
+  const store = replayedLoads(codec, pgRunStore(h.pool, h.key, { runId: spec.runId, part: spec.part, spec: specDigest(queued), workspace: h.cwd, ...(spec.seen !== undefined ? { seen: spec.seen } : {}) }), loaded);
   // The run's time starts at the recorded start of this piece (less the time it was active before, for a resumption).
   const clock = new RunClock(begun.now);
   const { permissions: _rules, ...limits } = spec.options;
@@ -170,6 +179,20 @@ export async function runPiece(spec: RunSpec): Promise<PieceOutcome> {
     return decode<PieceOutcome>(await sealedStep(() => endRefused(h, spec, failure), "end"));
   }
   return decode<PieceOutcome>(await sealedStep(() => end(h, spec, result!), "end"));
+}
+
+/** The queued piece with its input and options unsealed, or why they can't be (RUN_DAMAGED). */
+function openSpec(h: WorkerHost, queued: RunSpec): RunSpec | AgentError {
+  try {
+    const sealer = h.key.queueSealer([queued.sessionId, queued.runId]);
+    return { ...queued, input: sealer.unseal(queued.input), options: unsealJson(sealer, queued.options) };
+  } catch (error) {
+    if (!(error instanceof SealError)) throw error;
+    return new AgentError(
+      "RUN_DAMAGED",
+      `the queued input or options of run ${queued.runId} can't be opened: ${error.message}; nothing of it ran. Queue it again (enqueueRun), and keep the database's URL away from what agents run`,
+    );
+  }
 }
 
 /**
@@ -258,14 +281,16 @@ async function endRefused(h: WorkerHost, spec: RunSpec, error: AgentError): Prom
 async function end(h: WorkerHost, spec: RunSpec, result: RunResult): Promise<string> {
   return withSession(h.pool, spec.sessionId, async (client) => {
     if (result.status === "suspended") {
+      // What `statecraft runs` shows and answer() digests; its secrets sealed under the run key, as the stored run's.
+      const pending = sealJson(h.key.sealer(pendingScope(spec.sessionId, spec.runId)), result.pending);
+      await client.query("UPDATE statecraft.runs SET status = 'suspended', pending = $2 WHERE run_id = $1", [spec.runId, JSON.stringify(pending)]);
       // An abort asked for while the piece ran on to its question (too late for the worker to stop it): the run is
       // resumed to be stopped at once, as abortRun does with a suspended run. Decided under the session's lock, as
       // abortRun decides, so the request is acted on by one of the two.
       const aborted = (await client.query("SELECT 1 FROM statecraft.aborts WHERE run_id = $1", [spec.runId])).rows.length > 0;
       const row = aborted ? (await client.query<RunRow>("SELECT * FROM statecraft.runs WHERE run_id = $1", [spec.runId])).rows[0] : undefined;
-      if (row) await resumeToAbort(h.client, client, { ...row, part: spec.part }, result.pending);
-      else await client.query("UPDATE statecraft.runs SET status = 'suspended', pending = $2 WHERE run_id = $1", [spec.runId, JSON.stringify(result.pending)]);
-      return encode({ status: "suspended", pending: result.pending } satisfies PieceOutcome);
+      if (row) await resumeToAbort(h.client, client, { ...row, part: spec.part }, pending);
+      return encode({ status: "suspended", pending } satisfies PieceOutcome);
     }
     const summary = { reason: result.reason, text: result.text, turns: result.turns, toolCalls: result.toolCalls, usage: result.usage, ...(result.error ? { error: result.error } : {}) };
     // The conversation a later run of the session goes on from, redacted as the file transcript is.

@@ -20,6 +20,9 @@ export function pendingDigest(pending: ReadonlyArray<{ callId: string; name: str
   return createHash("sha256").update(canonical(pending.map((p) => [p.callId, p.name, p.input ?? null]))).digest("hex");
 }
 
+/** The scope `statecraft.runs.pending` is sealed for (under the run key). */
+export const pendingScope = (sessionId: string, runId: string) => ["pending", sessionId, runId];
+
 const historyScope = (sessionId: string, runId: string) => ["statecraft/dbos conversation 1", sessionId, runId];
 
 /** A finished run's conversation as `statecraft.runs.messages` keeps it: its text and the run key's signature. */

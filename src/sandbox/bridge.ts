@@ -26,6 +26,32 @@ server.listen(${BRIDGE_PORT}, "127.0.0.1", () => {
 server.on("error", (e) => { process.stderr.write("statecraft sandbox: the proxy bridge failed: " + e.message + "\\n"); process.exit(126); });
 `;
 
+/**
+ * The same bridge made of socat, when the machine has it (Debian's `socat`): a few milliseconds to start where a
+ * Node process takes tens (more under load), and nothing left between the command and its signals. A shell starts
+ * socat detached (so it is the sandbox init's child, not the command's: a command waiting for all its children does
+ * not wait for it), waits until the namespace's /proc/net/tcp shows it listening, then becomes the command.
+ * argv: socat, socket, program, its arguments…
+ */
+export const SOCAT_BRIDGE_SCRIPT = `s=$1; u=$2; shift 2
+( "$s" TCP-LISTEN:${BRIDGE_PORT},bind=127.0.0.1,fork,reuseaddr "UNIX-CONNECT:$u" </dev/null >/dev/null & )
+listening() {
+  while read -r _ local _ state _; do
+    if [ "$local" = "0100007F:${BRIDGE_PORT.toString(16).toUpperCase().padStart(4, "0")}" ] && [ "$state" = 0A ]; then return 0; fi
+  done </proc/net/tcp
+  return 1
+}
+n=0
+until listening; do
+  n=$((n + 1))
+  if [ "$n" -gt 200 ]; then sleep 0.01; fi
+  if [ "$n" -gt 1200 ]; then echo "statecraft sandbox: the proxy bridge failed: socat did not listen on 127.0.0.1:${BRIDGE_PORT}" >&2; exit 126; fi
+done
+exec "$@"`;
+
+/** Whether `socket` can be written in a socat address as it is (no `,` `:` `!` or spaces to escape). */
+export const socatSafePath = (socket: string) => /^[A-Za-z0-9_./-]+$/.test(socket);
+
 /** The variables that point HTTP clients, curl, git, npm, pip and SOCKS-aware tools at the bridge. */
 export function proxyEnv(): Record<string, string> {
   const http = `http://127.0.0.1:${BRIDGE_PORT}`;

@@ -8,6 +8,8 @@ export interface BwrapPlan {
   proxySocket?: string;
   /** Start a session of its own (a process not already made a session leader by its caller, e.g. an MCP server). */
   newSession?: boolean;
+  /** A file descriptor bubblewrap writes `{ "child-pid": … }` to: the sandbox's init, as this PID namespace sees it. */
+  infoFd?: number;
 }
 
 /**
@@ -20,6 +22,7 @@ export function bwrapArgs(plan: BwrapPlan): string[] {
   const args = ["--die-with-parent", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"];
   if (!plan.hostNetwork) args.push("--unshare-net");
   if (plan.newSession) args.push("--new-session");
+  if (plan.infoFd !== undefined) args.push("--info-fd", String(plan.infoFd));
   args.push("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp");
   for (const entry of layout.revealedTmp) args.push("--ro-bind", entry, entry);
   for (const root of layout.writable) args.push("--bind", root, root);

@@ -11,7 +11,7 @@ export type SandboxSupport =
 const SEATBELT = "/usr/bin/sandbox-exec";
 const cache = new Map<string, SandboxSupport>();
 
-function findOnPath(name: string, pathVariable: string | undefined): string | undefined {
+export function findOnPath(name: string, pathVariable: string | undefined): string | undefined {
   for (const dir of (pathVariable ?? "").split(path.delimiter)) {
     if (dir === "") continue;
     const candidate = path.join(dir, name);

@@ -2,13 +2,13 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { AgentError } from "../errors/agent-error.js";
-import { BRIDGE_SOURCE, BRIDGE_PORT, proxyEnv } from "./bridge.js";
+import { BRIDGE_SOURCE, BRIDGE_PORT, proxyEnv, SOCAT_BRIDGE_SCRIPT, socatSafePath } from "./bridge.js";
 import { bwrapArgs } from "./bwrap-args.js";
 import { sandboxLayout, type SandboxLayout } from "./layout.js";
 import { startAllowListProxy, type AllowListProxy, type RefusedConnection } from "./proxy.js";
 import { seatbeltProfile } from "./seatbelt-profile.js";
 import type { ResolvedSandbox } from "./settings.js";
-import { sandboxSupport, type SandboxSupport } from "./support.js";
+import { findOnPath, sandboxSupport, type SandboxSupport } from "./support.js";
 
 /** A process to start, and the run it belongs to. */
 export interface SandboxRequest {
@@ -28,6 +28,11 @@ export interface SandboxRequest {
   newSession?: boolean;
   /** Said once when the process runs unsandboxed under `"auto"`. */
   warn?: (message: string) => void;
+  /**
+   * A file descriptor the starter opens (a pipe) for bubblewrap to say its init's pid on (`infoFd` of the result is
+   * then set): the starter can tell the sandbox has ended by that one process instead of scanning every process.
+   */
+  infoFd?: number;
 }
 
 /** What to spawn instead, and what to do once it has ended. */
@@ -38,6 +43,8 @@ export interface SandboxedCommand {
   cwd: string;
   /** bubblewrap, sandbox-exec, or none (`off`, or unsupported under `auto`). */
   sandbox: "bwrap" | "seatbelt" | "none";
+  /** The request's `infoFd`, when bubblewrap writes its init's pid there (JSON `{ "child-pid": n }`). */
+  infoFd?: number;
   /** Undoes what was set up (proxy, placeholders, temporary folder); gives the connections the proxy refused. */
   release(): Promise<{ refused: RefusedConnection[] }>;
 }
@@ -90,7 +97,7 @@ export async function sandboxCommand(request: SandboxRequest): Promise<Sandboxed
       cleanups.push(() => started.close());
     }
     const env = proxy ? { ...request.env, ...proxyEnv() } : request.env;
-    const inner = proxy ? [process.execPath, "-e", BRIDGE_SOURCE, proxy.socket, request.file, ...request.args] : [request.file, ...request.args];
+    const inner = proxy ? bridged(support.kind, proxy.socket, request.file, request.args) : [request.file, ...request.args];
     const wrapped: SandboxedCommand = {
       file: support.program,
       args: [],
@@ -105,7 +112,9 @@ export async function sandboxCommand(request: SandboxRequest): Promise<Sandboxed
       },
     };
     if (support.kind === "bwrap") {
-      wrapped.args = [...bwrapArgs({ layout, hostNetwork: network === "host", ...(proxy ? { proxySocket: proxy.socket } : {}), newSession: request.newSession === true }), ...inner];
+      const infoFd = request.infoFd;
+      wrapped.args = [...bwrapArgs({ layout, hostNetwork: network === "host", ...(proxy ? { proxySocket: proxy.socket } : {}), newSession: request.newSession === true, ...(infoFd !== undefined ? { infoFd } : {}) }), ...inner];
+      if (infoFd !== undefined) wrapped.infoFd = infoFd;
     } else {
       const tmp = path.join(scratch!, "tmp");
       fs.mkdirSync(tmp);
@@ -118,6 +127,17 @@ export async function sandboxCommand(request: SandboxRequest): Promise<Sandboxed
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
     throw error;
   }
+}
+
+let socat: string | undefined | null = null;
+
+/** What runs in the sandbox with an allow-list: the bridge to the proxy, which then runs the command. */
+function bridged(kind: "bwrap" | "seatbelt", socket: string, file: string, args: readonly string[]): string[] {
+  // Looked up once per process: the host's PATH, whose programs the sandbox shows read-only at the same paths.
+  if (socat === null) socat = findOnPath("socat", process.env.PATH);
+  // Only bubblewrap gives the sandbox a loopback of its own; sandbox-exec's bridge is Node's.
+  if (kind === "bwrap" && socat !== undefined && socatSafePath(socket)) return ["/bin/sh", "-c", SOCAT_BRIDGE_SCRIPT, "statecraft-bridge", socat, socket, file, ...args];
+  return [process.execPath, "-e", BRIDGE_SOURCE, socket, file, ...args];
 }
 
 /**

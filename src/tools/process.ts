@@ -106,9 +106,28 @@ export function processGroupExists(pgid: number): boolean {
     }
     // "pid (comm) state ppid pgrp …": comm may hold spaces and parentheses, so parse after the last ")".
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    if (Number(fields[2]) === pgid && fields[0] !== "Z" && fields[0] !== "X") return true;
+    if (Number(fields[2]) === pgid && fields[0] !== "Z" && fields[0] !== "X" && !finishedExiting(pid, fields)) return true;
   }
   return false;
+}
+
+/** The kernel's PF_EXITING: the task has begun do_exit() and runs no code of its own again. */
+const PF_EXITING = 0x4;
+
+/**
+ * A process that is only being torn down: one thread, already exiting, and no children. A sandbox's PID-namespace
+ * init spends milliseconds so once the command has ended (the kernel unmounting its mount namespace); every process
+ * of that namespace descends from it (orphans are reparented to it), so with no children nothing of the sandbox runs
+ * any more, and waiting for the teardown would only add its time to every call.
+ */
+function finishedExiting(pid: string, fields: readonly string[]): boolean {
+  // After the comm: state(0) ppid pgrp session tty_nr tpgid flags(6) … num_threads(17).
+  if ((Number(fields[6]) & PF_EXITING) === 0 || fields[17] !== "1") return false;
+  try {
+    return fs.readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim() === "";
+  } catch {
+    return false; // no children file (a kernel without it): wait for the process as before
+  }
 }
 
 let defaultShell: string | undefined;
@@ -172,6 +191,30 @@ interface Spawned {
   args: string[];
   env: NodeJS.ProcessEnv;
   cwd: string;
+  /** bubblewrap says its init's pid on this descriptor (a pipe opened for it): see sandboxEnded. */
+  infoFd?: number;
+}
+
+/** The file descriptor bubblewrap is given to say its init's pid on. */
+const BWRAP_INFO_FD = 3;
+
+/**
+ * Whether the sandbox whose init (PID-namespace pid 1, seen from here as `init`) belonged to group `pgid` has ended.
+ * Every process of the group but bubblewrap itself lives in that namespace, and every process of the namespace
+ * descends from its init, which exits with the command: once it is gone, a zombie, or only being torn down (exiting,
+ * childless), nothing of the group runs. One file read instead of scanning every process of the machine.
+ */
+function sandboxEnded(init: number, pgid: number): boolean {
+  let stat: string;
+  try {
+    stat = fs.readFileSync(`/proc/${init}/stat`, "utf8");
+  } catch {
+    return true;
+  }
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  // A pid reused by a process of another group is not the init (which never leaves the group).
+  if (Number(fields[2]) !== pgid) return true;
+  return fields[0] === "Z" || fields[0] === "X" || finishedExiting(String(init), fields);
 }
 
 /**
@@ -201,6 +244,7 @@ export async function runInProcessGroup(command: string, options: ProcessGroupOp
     hide: hiddenFiles(),
     env,
     warn: (message) => sandbox.warn(message),
+    infoFd: BWRAP_INFO_FD,
   });
   let outcome: Omit<ProcessGroupOutcome, "sandbox" | "refused">;
   try {
@@ -229,8 +273,23 @@ function runSpawned(spawned: Spawned, options: ProcessGroupOptions): Promise<Omi
       cwd: spawned.cwd,
       env: spawned.env,
       detached: true,
-      stdio: ["ignore", "pipe", "pipe"],
+      // A fourth pipe for bubblewrap's info (read below through child.stdio); typed as the three streams used here.
+      stdio: (spawned.infoFd === BWRAP_INFO_FD ? ["ignore", "pipe", "pipe", "pipe"] : ["ignore", "pipe", "pipe"]) as ["ignore", "pipe", "pipe"],
     });
+    // bubblewrap's `{ "child-pid": n }`, written as the sandbox is made, long before the command ends.
+    let init: number | undefined;
+    const info = spawned.infoFd === BWRAP_INFO_FD ? (child.stdio[BWRAP_INFO_FD] as import("node:stream").Readable | null) : null;
+    if (info) {
+      let text = "";
+      info.on("data", (chunk: Buffer) => {
+        text += chunk.toString("utf8");
+        const found = /"child-pid"\s*:\s*(\d+)/.exec(text);
+        if (found) init = Number(found[1]);
+      });
+      info.on("error", () => undefined);
+    }
+    /** Whether anything of the group still runs: the sandbox's init when known, else a scan of /proc. */
+    const groupRunning = (pgid: number) => (init !== undefined ? !sandboxEnded(init, pgid) : processGroupExists(pgid));
     const stdout = new HeadTailBuffer(maxBytes);
     const stderr = new HeadTailBuffer(maxBytes);
     child.stdout.on("data", (chunk: Buffer) => stdout.push(chunk));
@@ -296,13 +355,13 @@ function runSpawned(spawned: Spawned, options: ProcessGroupOptions): Promise<Omi
       const deadline = Date.now() + graceMs;
       // What answered the signal may be only zombies awaiting their reaper (a sandbox's exited processes): nothing
       // runs, so the call ends now rather than after a timer.
-      if (!processGroupExists(pgid)) {
+      if (!groupRunning(pgid)) {
         groupEnded = true;
         finish();
         return;
       }
       const poll = () => {
-        if (!processGroupExists(pgid)) {
+        if (!groupRunning(pgid)) {
           groupEnded = true;
           return finish();
         }
