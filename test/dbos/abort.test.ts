@@ -120,13 +120,15 @@ describeWithDatabase("statecraft/dbos abortRun", () => {
     // The window: the piece wrote its suspended event (its worker no longer watching for aborts) and waits for the
     // session's lock to mark the run suspended. The test holds that lock, and records the request as abortRun does
     // for a run it finds running; the worker's end, let go, must act on it.
-    const ids = await enqueueRun(JSON.stringify({ tag: "race", calls: [["edit", { tag: "race" }]], text: "edited" }), { database: db.url, sessionId: "race-session" });
-    await seen(db.url, ids, "state");
+    // The model's answer waits at a gate the test opens once it holds the lock, so the piece can't reach its end first.
+    const ids = await enqueueRun(JSON.stringify({ tag: "race", calls: [["edit", { tag: "race" }]], text: "edited", gateModelAt: 0 }), { database: db.url, sessionId: "race-session" });
+    await until(async () => ws.log("model.log").some((l) => l.startsWith("race 0 ")), "the model to be asked");
     const lock = new pg.Client({ connectionString: db.url });
     await lock.connect();
     try {
       await lock.query("BEGIN");
       await lock.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 18))", ["race-session"]);
+      writeFileSync(join(ws.counters, "race.gate"), "");
       await seen(db.url, ids, "suspended");
       expect((await lock.query<{ status: string }>("SELECT status FROM statecraft.runs WHERE run_id = $1", [ids.runId])).rows[0]!.status).toBe("running");
       await lock.query("INSERT INTO statecraft.aborts (run_id, session_id, requested_at) VALUES ($1, $2, $3)", [ids.runId, ids.sessionId, Date.now()]);
