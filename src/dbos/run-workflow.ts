@@ -11,7 +11,7 @@ import type { PermissionOptions } from "../permissions/types.js";
 import { prepare, startRun, type RunSettings, type QueryRun } from "../query.js";
 import { resumeRun } from "../resume.js";
 import type { AnyTool } from "../tools/define-tool.js";
-import type { RunStore, StoredRun } from "../durable/run-store.js";
+import { workspaceOf, type RunStore, type StoredRun } from "../durable/run-store.js";
 import type { Logger } from "../logger.js";
 import { decode, encode } from "./codec.js";
 import { workflowIdOf, type RunSpec } from "./names.js";
@@ -86,10 +86,19 @@ export async function runPiece(queued: RunSpec): Promise<PieceOutcome> {
     return decode<PieceOutcome>(await sealedStep(() => endRefused(h, queued, opened), "end"));
   }
   const spec = opened;
-  const begun = decode<{ wait?: string; ended?: string; aborted?: boolean; history?: Message[]; rules?: string[]; now: number }>(await sealedStep(() => begin(h, spec), "begin"));
+  const begun = decode<{ wait?: string; ended?: string; aborted?: boolean; history?: Message[]; rules?: string[]; now: number; workspace?: string }>(await sealedStep(() => begin(h, spec), "begin"));
   if (begun.wait !== undefined) return { status: "waiting", behind: begun.wait };
   // Aborted before a worker began it (abortRun ended it, its turn_end written): nothing of it runs.
   if (begun.ended !== undefined) return { status: "finished", reason: begun.ended };
+  // A piece taken over from a worker that is gone replays that worker's steps: it goes on only in the same workspace
+  // (its stored run and files are that workspace's), as a stored run resumes only where it was made.
+  const here = workspaceOf(h.cwd);
+  if (begun.workspace !== undefined && begun.workspace !== here) {
+    const moved = new AgentError("RUN_DAMAGED", `run ${spec.runId} was begun by a worker of workspace ${begun.workspace} and can't go on in workspace ${here}: workers that take over each other's runs must share the workspace's real path (docs/scale-out.md)`);
+    h.logger?.error({ sessionId: spec.sessionId, runId: spec.runId, code: moved.code }, `statecraft: ${moved.message}`);
+    // Not a step: the steps recorded after `begin` are the other worker's, and this piece ends before any of them.
+    return decode<PieceOutcome>(await endRefused(h, spec, moved));
+  }
 
   const lines = new PgLines(h.pool, { sessionId: spec.sessionId, runId: spec.runId, part: spec.part }, (error) => h.logger?.error({ sessionId: spec.sessionId }, `statecraft: ${error.message}`));
   const permissions = narrowPermissions(h.permissions, spec.options.permissions);
@@ -242,15 +251,16 @@ async function begin(h: WorkerHost, spec: RunSpec): Promise<string> {
       spec.part,
     ]);
     const rules = await sessionRules(client, h.key, spec.sessionId, h.logger ?? defaultLogger());
+    const workspace = workspaceOf(h.cwd);
     const aborted = (await client.query("SELECT 1 FROM statecraft.aborts WHERE run_id = $1", [spec.runId])).rows.length > 0;
-    if (spec.part > 0) return encode({ now: Date.now(), rules, ...(aborted ? { aborted } : {}) });
+    if (spec.part > 0) return encode({ now: Date.now(), rules, workspace, ...(aborted ? { aborted } : {}) });
     const previous = (
       await client.query<{ run_id: string; messages: unknown }>(
         "SELECT run_id, messages FROM statecraft.runs WHERE session_id = $1 AND status = 'finished' AND messages IS NOT NULL ORDER BY ended_at DESC LIMIT 1",
         [spec.sessionId],
       )
     ).rows[0];
-    if (!previous) return encode({ now: Date.now(), rules, ...(aborted ? { aborted } : {}) });
+    if (!previous) return encode({ now: Date.now(), rules, workspace, ...(aborted ? { aborted } : {}) });
     // Only a conversation a worker signed is gone on from: the row is writable by anyone holding the database's URL.
     const history = historyOf(h.key, spec.sessionId, previous.run_id, previous.messages);
     if ("problem" in history) {
@@ -258,9 +268,9 @@ async function begin(h: WorkerHost, spec: RunSpec): Promise<string> {
         { sessionId: spec.sessionId, runId: spec.runId, from: previous.run_id },
         `statecraft: the conversation of run ${previous.run_id} in statecraft.runs is ignored: ${history.problem}; run ${spec.runId} starts the session's conversation afresh`,
       );
-      return encode({ now: Date.now(), rules, ...(aborted ? { aborted } : {}) });
+      return encode({ now: Date.now(), rules, workspace, ...(aborted ? { aborted } : {}) });
     }
-    return encode({ now: Date.now(), rules, history: history.messages, ...(aborted ? { aborted } : {}) });
+    return encode({ now: Date.now(), rules, workspace, history: history.messages, ...(aborted ? { aborted } : {}) });
   });
 }
 

@@ -13,7 +13,8 @@ export type { StoredCall, StoredSettings, StoredAt, StoredRun, SaveHint, RunStor
 
 const SIGNATURE_PREFIX = "hmac-sha256:";
 
-function workspaceOf(cwd: string): string {
+/** A workspace as runs are bound to it: its real path. */
+export function workspaceOf(cwd: string): string {
   try {
     return realpathSync.native(resolve(cwd));
   } catch {

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
-import { answer, closeClients, enqueueRun, listRuns, watch } from "../../src/dbos/index.js";
+import { answer, closeClients, enqueueRun, listRuns, recoverRuns, watch } from "../../src/dbos/index.js";
 import { describeWithDatabase, freshDatabase, plan, spawnWorker, sql, until, workspace, type SpawnedWorker } from "./support.js";
 
 // Holes 3 and 4 on PostgreSQL: a stored run resumes only in the workspace it ran in (a worker of another folder gets
@@ -65,6 +65,9 @@ describeWithDatabase("statecraft/dbos: stored runs are bound to their workspace 
     const first = await spawnWorker({ database: db.url, id: "bound-1", cwd: home.cwd, counters: home.counters });
     const ids = await enqueueRun(plan("bound", [["edit", { path: "a.txt" }]]), { database: db.url });
     const call = (await suspended(ids)).pending![0];
+    // The piece that suspended is over (DBOS has its end) before its worker goes: this test is about a stored run, not
+    // a piece taken over (the next test).
+    await until(async () => (await sql(db.url, "SELECT 1 FROM dbos.workflow_status WHERE status NOT IN ('SUCCESS', 'ERROR')")).length === 0, "the suspended piece's workflow to end");
     await first.kill();
     workers.push(await spawnWorker({ database: db.url, id: "bound-2", cwd: other.cwd, counters: other.counters }));
     await answer({ database: db.url, ...ids, answers: { [call.callId]: "allow" } });
@@ -73,5 +76,24 @@ describeWithDatabase("statecraft/dbos: stored runs are bound to their workspace 
     expect((error as { message?: string }).message).toMatch(/it is the run of workspace .*, found in workspace/);
     expect(other.log("tool.log").filter((l) => l.startsWith("bound edit"))).toEqual([]);
     expect(home.log("tool.log").filter((l) => l.startsWith("bound edit"))).toEqual([]);
+  });
+
+  it("a piece begun in one workspace and taken over by a worker of another is RUN_DAMAGED: it does not go on there", { timeout: 180_000 }, async () => {
+    const home = workspace();
+    const other = workspace();
+    spaces.push(home, other);
+    const first = await spawnWorker({ database: db.url, id: "moved-1", cwd: home.cwd, counters: home.counters });
+    // The first worker dies in the model call that would ask for the edit; its piece is handed to the other worker.
+    const ids = await enqueueRun(plan("moved", [["count"], ["edit", { path: "b.txt" }]], { hangModelAt: 1 }), { database: db.url });
+    await until(() => home.log("model.log").some((l) => l.startsWith("moved 1 ")), "the first worker's second model call");
+    await first.kill();
+    workers.push(await spawnWorker({ database: db.url, id: "moved-2", cwd: other.cwd, counters: other.counters }));
+    expect(await recoverRuns({ database: db.url, fromWorker: "moved-1" })).toHaveLength(1);
+    const error = await ended(ids);
+    expect(error).toMatchObject({ code: "RUN_DAMAGED" });
+    expect((error as { message?: string }).message).toMatch(/was begun by a worker of workspace .* and can't go on in workspace/);
+    expect(other.log("tool.log")).toEqual([]);
+    expect(other.log("model.log")).toEqual([]);
+    expect(home.log("tool.log").filter((l) => l.startsWith("moved edit"))).toEqual([]);
   });
 });
