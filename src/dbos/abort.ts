@@ -8,7 +8,7 @@ import { connect } from "./clients.js";
 import { databaseError } from "./database.js";
 import { workflowIdOf, type RunStatus } from "./names.js";
 import { pendingDigest } from "./sealed.js";
-import { enqueuePiece, nextWaiting, specOfRow, withSession, type RunRow } from "./runs-table.js";
+import { enqueuePiece, nextWaiting, specOfRow, specOfWaiting, withSession, type RunRow } from "./runs-table.js";
 
 export interface AbortRunOptions {
   database: string;
@@ -48,6 +48,9 @@ export async function abortRun(options: AbortRunOptions): Promise<AbortedRun> {
         const how = typeof row.result?.reason === "string" ? row.result.reason : ((row.result?.error as { code?: string } | undefined)?.code ?? "finished");
         throw new AgentError("RUN_ENDED", `run ${runId} of session ${sessionId} has ended (${how}); there is nothing to abort`);
       }
+      // A run whose last event is its turn_end has ended, though its worker may not have marked its row yet.
+      const ended = row.status === "running" || row.status === "resuming" ? await endedAs(client, row) : undefined;
+      if (ended !== undefined) throw new AgentError("RUN_ENDED", `run ${runId} of session ${sessionId} has ended (${ended}); there is nothing to abort`);
       await client.query("INSERT INTO statecraft.aborts (run_id, session_id, requested_at, requested_by) VALUES ($1, $2, $3, $4) ON CONFLICT (run_id) DO NOTHING", [
         runId,
         sessionId,
@@ -72,6 +75,19 @@ export async function abortRun(options: AbortRunOptions): Promise<AbortedRun> {
 }
 
 const pendingOf = (row: RunRow) => row.pending ?? [];
+
+/** The stop reason of the run's last event when that is its turn_end (the run has ended), else undefined. */
+async function endedAs(client: pg.PoolClient, row: RunRow): Promise<string | undefined> {
+  const last = (await client.query<{ line: string }>("SELECT line FROM statecraft.lines WHERE run_id = $1 AND part = $2 AND stream = 'events' ORDER BY idx DESC LIMIT 1", [row.run_id, row.part])).rows[0];
+  if (!last) return undefined;
+  let event: { type?: string; reason?: string };
+  try {
+    event = JSON.parse(last.line) as typeof event;
+  } catch {
+    return undefined;
+  }
+  return event?.type === "turn_end" ? (event.reason ?? "ended") : undefined;
+}
 
 /**
  * A suspended run whose abort was asked for, as a local suspended run is aborted: resumed without answers (its next
@@ -119,5 +135,5 @@ async function endUnstarted(dbos: DBOSClient, client: pg.PoolClient, row: RunRow
   const waiting = await nextWaiting(client, row.session_id);
   if (!waiting) return;
   await client.query("UPDATE statecraft.runs SET status = 'queued' WHERE run_id = $1", [waiting.run_id]);
-  await enqueuePiece(dbos, client, specOfRow(waiting, 0), workflowIdOf({ runId: row.run_id, part: row.part }));
+  await enqueuePiece(dbos, client, specOfWaiting(waiting), workflowIdOf({ runId: row.run_id, part: row.part }));
 }

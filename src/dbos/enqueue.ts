@@ -81,7 +81,7 @@ export async function enqueueRun(input: string, options: EnqueueOptions): Promis
       }
       await client.query(
         "INSERT INTO statecraft.runs (run_id, session_id, status, input, options, enqueued_at) VALUES ($1, $2, 'queued', $3, $4, $5)",
-        [runId, sessionId, sealed.input, JSON.stringify({ ...sealed.options, ...(queue !== undefined ? { queue } : {}) }), Date.now()],
+        [runId, sessionId, sealed.input, JSON.stringify({ ...sealed.options, ...(queue !== undefined ? { queue } : {}), ...(traceContext ? { traceContext } : {}) }), Date.now()],
       );
       await enqueuePiece(conn.dbos, client, spec);
     });

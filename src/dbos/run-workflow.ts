@@ -21,7 +21,7 @@ import type { RunKey } from "./run-key.js";
 import { historyOf, pendingScope, sealHistory, specDigest } from "./sealed.js";
 import { SealError, sealJson, unsealJson } from "../record/sealed-secrets.js";
 import { narrowPermissions, type RunOptions } from "./run-options.js";
-import { blockingRun, enqueuePiece, nextWaiting, specOfRow, withSession, type RunRow } from "./runs-table.js";
+import { blockingRun, enqueuePiece, nextWaiting, specOfRow, specOfWaiting, withSession, type RunRow } from "./runs-table.js";
 import { replayableCallIds, sealedCodec, stepEffects, toolStarts, type StepCodec } from "./step-effects.js";
 import { RunClock } from "./run-clock.js";
 import { sealingRules, sessionRules } from "./session-rules.js";
@@ -321,5 +321,5 @@ async function queueNextWaiting(h: WorkerHost, client: pg.PoolClient, spec: RunS
   const next = await nextWaiting(client, spec.sessionId);
   if (!next) return;
   await client.query("UPDATE statecraft.runs SET status = 'queued' WHERE run_id = $1", [next.run_id]);
-  await enqueuePiece(h.client, client, specOfRow(next, 0), workflowIdOf(spec));
+  await enqueuePiece(h.client, client, specOfWaiting(next), workflowIdOf(spec));
 }

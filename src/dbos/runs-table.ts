@@ -1,3 +1,4 @@
+import type { TraceContext } from "../record/run-record.js";
 import type pg from "pg";
 import type { DBOSClient } from "@dbos-inc/dbos-sdk";
 import { APP_VERSION, QUEUE, WORKFLOW, workflowIdOf, type RunSpec, type RunStatus } from "./names.js";
@@ -45,8 +46,18 @@ export interface RunRow {
 
 /** A piece of the run a row describes (the row's options keep the queue it was enqueued on). */
 export function specOfRow(row: RunRow, part: number): RunSpec {
-  const { queue, ...options } = row.options as RunSpec["options"] & { queue?: string };
+  const { queue, traceContext: _enqueuer, ...options } = row.options as RunSpec["options"] & { queue?: string; traceContext?: TraceContext };
   return { sessionId: row.session_id, runId: row.run_id, part, input: row.input, options, ...(queue !== undefined ? { queue } : {}) };
+}
+
+/**
+ * A run that waited its turn, queued now as it was enqueued: with the enqueuing client's trace context (kept in its
+ * row), so its spans join that client's trace as a run queued at once does. (A resumed piece takes the answering
+ * client's instead: specOfRow.)
+ */
+export function specOfWaiting(row: RunRow): RunSpec {
+  const { traceContext } = row.options as { traceContext?: TraceContext };
+  return { ...specOfRow(row, 0), ...(traceContext ? { traceContext } : {}) };
 }
 
 /** Runs of the session that keep a later run waiting: one suspended or resuming, or one queued behind it earlier. */

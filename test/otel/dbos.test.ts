@@ -83,6 +83,28 @@ describeWithDatabase("statecraft/dbos with statecraft/otel", () => {
     expect(all).toEqual(["chat plan", "chat plan", "execute_tool look", "invoke_agent worker-agent"]);
   });
 
+  it("a run that waits behind its session's suspended run joins its own enqueuing client's trace when its turn comes", async () => {
+    const first = await enqueueRun("edit", { database: db.url });
+    const suspended = (await events(first)).at(-1);
+    if (suspended?.type !== "suspended") throw new Error(`not suspended: ${JSON.stringify(suspended)}`);
+    await until(async () => (await sql<{ status: string }>(db.url, "SELECT status FROM statecraft.runs WHERE run_id = $1", [first.runId]))[0]?.status === "suspended", "the first run to be suspended");
+    let clientSpan: { traceId: string; spanId: string } | undefined;
+    const behind = await tracer.startActiveSpan("client enqueue behind", async (span) => {
+      clientSpan = span.spanContext();
+      const queued = await enqueueRun("look", { database: db.url, sessionId: first.sessionId });
+      span.end();
+      return queued;
+    });
+    await until(async () => (await sql<{ status: string }>(db.url, "SELECT status FROM statecraft.runs WHERE run_id = $1", [behind.runId]))[0]?.status === "waiting", "the second run to wait its turn");
+    // Answered outside any span: the run that waited must still join the trace of the client that enqueued it.
+    await answer({ database: db.url, ...first, answers: { [suspended.pending[0].callId]: "deny" } });
+    expect((await events(behind)).at(-1)).toMatchObject({ type: "turn_end", reason: "final_answer" });
+    await until(() => receiver.spans.some((s) => s.traceId === clientSpan!.traceId && s.name.startsWith("invoke_agent")), "the waiting run's span in its client's trace");
+    const agent = receiver.spans.find((s) => s.traceId === clientSpan!.traceId && s.name.startsWith("invoke_agent"))!;
+    expect(agent.parentSpanId).toBe(clientSpan!.spanId);
+    expect(agent.attributes).toMatchObject({ "gen_ai.conversation.id": first.sessionId });
+  });
+
   it("a suspended queued run's span ends with it; the resumed piece joins the answering client's trace and links to it", async () => {
     const ids = await enqueueRun("edit", { database: db.url });
     const first = await events(ids);
