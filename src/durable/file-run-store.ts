@@ -1,5 +1,5 @@
 import { randomBytes } from "../util/node-crypto.js";
-import { close, closeSync, constants, fstatSync, fsyncSync, open, openSync, readdirSync, readFileSync, realpathSync, renameSync, unlink, unlinkSync, write, writeSync, type Stats } from "node:fs";
+import { close, closeSync, constants, fstatSync, fsyncSync, open, openSync, readdirSync, readFileSync, realpathSync, unlink, unlinkSync, write, writeSync, type Stats } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { AgentError } from "../errors/agent-error.js";
@@ -8,6 +8,7 @@ import { existingSessionKey, sessionKey } from "../record/session-key.js";
 import { SealError, secretSealer, type SecretSealer } from "../record/sealed-secrets.js";
 import { checkSessionId } from "../record/transcript.js";
 import { baseLine, deltaLine, readJournal } from "./run-journal.js";
+import { renameIntoPlace } from "../util/rename-into-place.js";
 import { bindingProblem, type RunStore, type SaveHint, type StoredRun } from "./run-store.js";
 import { fileBlobStore } from "../record/blobs.js";
 import { runFromBlobs, runToBlobs } from "./run-blobs.js";
@@ -141,16 +142,7 @@ export function fileRunStore(cwd: string): RunStore {
     } finally {
       closeSync(fd);
     }
-    try {
-      renameSync(temp, file);
-    } catch (error) {
-      try {
-        unlinkSync(temp);
-      } catch {
-        // already gone
-      }
-      throw error;
-    }
+    renameIntoPlace(temp, file);
     forget(run.sessionId);
     written.set(run.sessionId, { key, runId: run.runId, dev: stat.dev, ino: stat.ino, messages: run.messages.length, sig, batch });
   };

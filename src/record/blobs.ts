@@ -1,4 +1,5 @@
-import { closeSync, constants, fstatSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readFileSync, writeSync } from "node:fs";
+import { renameIntoPlace } from "../util/rename-into-place.js";
 import { join } from "node:path";
 import { AgentError } from "../errors/agent-error.js";
 import { createHash, randomBytes } from "../util/node-crypto.js";
@@ -98,16 +99,7 @@ export function fileBlobStore(cwd: string): BlobStore {
         } finally {
           closeSync(fd);
         }
-        try {
-          renameSync(temp, file);
-        } catch (error) {
-          try {
-            unlinkSync(temp);
-          } catch {
-            // already gone
-          }
-          throw error;
-        }
+        renameIntoPlace(temp, file);
       }
       known.add(hash);
     },
